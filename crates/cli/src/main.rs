@@ -1,0 +1,47 @@
+//! The `nqueens` binary.
+
+mod cli;
+mod count;
+
+use std::process::ExitCode;
+
+use clap::{FromArgMatches, error::ErrorKind};
+
+use crate::cli::{Cli, Command};
+
+/// Exit status for a command line that could not be parsed or checked.
+const USAGE_ERROR: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = match cli::build_command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
+        Ok(cli) => cli,
+        Err(err) if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            let _ = err.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(err) if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            return ExitCode::from(USAGE_ERROR);
+        }
+        Err(err) => {
+            // clap appends usage and a hint; one line says what is wrong.
+            let rendered = err.render().to_string();
+            let first = rendered.lines().next().unwrap_or_default();
+            eprintln!("nqueens: {}", first.trim_start_matches("error: ").trim());
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("nqueens: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Count(args) => count::run(args),
+    }
+}

@@ -1,0 +1,423 @@
+//! The bitmask backtracking engine.
+//!
+//! A search fills rows top to bottom. For each row it keeps three masks of attacked columns:
+//! `down` (columns taken), `left` and `right` (diagonals, shifted one column per row). The
+//! free columns of a row are `full & !(left | down | right)`; the lowest is peeled off with
+//! `x & -x` and the next row is entered with the masks shifted.
+//!
+//! A [`Rules`] value restricts the columns below one kind of first-row placement (a *root*)
+//! and scores completed boards. The eightfold rules are the classic corner/side scheme: a
+//! solution with a queen in a corner is counted through the corner root, the others through
+//! a side root whose bounds admit only boards that are least among their rotations and
+//! reflections (tie-broken at the leaf by comparing with the rotated board), and the leaf
+//! tells how many distinct images the class has.
+
+use std::cmp::Ordering::{self, Equal, Greater, Less};
+
+use crate::mask::Mask;
+
+/// What a search found, in the narrow counters the hot loop can afford. A `u64` cannot
+/// wrap here: it would take centuries of single-core counting to reach 2^64 increments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Tally {
+    /// Completed boards (the plain and half rules).
+    pub(crate) boards: u64,
+    /// Classes with 2, 4 and 8 distinct images (the eightfold rules).
+    pub(crate) classes: [u64; 3],
+    /// Placements made, when counted.
+    pub(crate) nodes: u64,
+}
+
+/// The restrictions of one kind of root.
+pub(crate) trait Rules<M: Mask>: Clone {
+    /// Whether the leaf reads the rows above the last; if not, the search skips recording them.
+    const READS_BOARD: bool;
+    /// The columns `row` may take, given its free columns and the columns taken above it.
+    fn allowed(&self, row: usize, free: M, down: M) -> M;
+    /// Scores a board whose last row may take the columns in `last` (none if empty).
+    /// With [`Rules::READS_BOARD`], `board` holds every row, the last one being `last`.
+    fn leaf(&self, board: &[M], last: M, tally: &mut Tally);
+}
+
+/// No restriction: every solution below the root is counted.
+#[derive(Clone)]
+pub(crate) struct Unrestricted;
+
+impl<M: Mask> Rules<M> for Unrestricted {
+    const READS_BOARD: bool = false;
+
+    #[inline(always)]
+    fn allowed(&self, _row: usize, free: M, _down: M) -> M {
+        free
+    }
+
+    #[inline(always)]
+    fn leaf(&self, _board: &[M], last: M, tally: &mut Tally) {
+        // Branch-free: whether a board completes is a coin flip the predictor cannot learn.
+        tally.boards += u64::from(!last.is_empty());
+    }
+}
+
+/// Below a queen in the top-left corner and one at `(1, bound1)`: the transposed board is
+/// the same class, so only boards whose column-1 queen lies below row `bound1` are kept.
+/// Such a board has 8 distinct images.
+#[derive(Clone)]
+pub(crate) struct Corner<M> {
+    /// The columns each row may take at most: all but column 1 above `bound1`.
+    row_filter: [M; crate::MAX_N],
+}
+
+impl<M: Mask> Corner<M> {
+    pub(crate) fn new(bound1: usize) -> Corner<M> {
+        let mut row_filter = [!M::ZERO; crate::MAX_N];
+        row_filter[..bound1].fill(!M::bit(1));
+        Corner { row_filter }
+    }
+}
+
+impl<M: Mask> Rules<M> for Corner<M> {
+    const READS_BOARD: bool = false;
+
+    #[inline(always)]
+    fn allowed(&self, row: usize, free: M, _down: M) -> M {
+        free & self.row_filter[row]
+    }
+
+    #[inline(always)]
+    fn leaf(&self, _board: &[M], last: M, tally: &mut Tally) {
+        tally.classes[2] += u64::from(!last.is_empty());
+    }
+}
+
+/// Below a first-row queen at column `bound1` (no queen in a corner): rows above `bound1`
+/// and below `bound2` keep off the outer columns, which makes this board's top edge the
+/// least among the four edges; the leaf compares with the rotations to break ties.
+#[derive(Clone)]
+pub(crate) struct Side<M> {
+    bound1: usize,
+    /// The columns each row may take at most: no outer column above `bound1`. A table
+    /// lookup instead of a comparison with `bound1` at every node.
+    row_filter: [M; crate::MAX_N],
+    bound2: usize,
+    outer: M,
+    last_forbidden: M,
+    top: M,
+    end: M,
+}
+
+impl<M: Mask> Side<M> {
+    pub(crate) fn new(n: usize, bound1: usize) -> Side<M> {
+        let top = M::bit(n as u32 - 1);
+        let outer = top | M::ONE;
+        let low = M::low_bits(bound1 as u32);
+        let mut row_filter = [!M::ZERO; crate::MAX_N];
+        row_filter[..bound1].fill(!outer);
+        Side {
+            bound1,
+            row_filter,
+            bound2: n - 1 - bound1,
+            outer,
+            last_forbidden: low | (low << (n - bound1) as u32),
+            top,
+            end: top >> bound1 as u32,
+        }
+    }
+
+    /// Classifies a board that passed the bounds: it returns without counting if a
+    /// rotation is smaller, else the number of distinct images shows in which rotation
+    /// equals the board.
+    fn classify(&self, board: &[M], tally: &mut Tally) {
+        let last = board.len() - 1;
+        if board[self.bound2] == M::ONE {
+            match self.compare_quarter_turn(board) {
+                Ordering::Less => return,
+                Ordering::Equal => {
+                    tally.classes[0] += 1;
+                    return;
+                }
+                Ordering::Greater => {}
+            }
+        }
+        if board[last] == self.end {
+            match self.compare_half_turn(board) {
+                Ordering::Less => return,
+                Ordering::Equal => {
+                    tally.classes[1] += 1;
+                    return;
+                }
+                Ordering::Greater => {}
+            }
+        }
+        if board[self.bound1] == self.top && self.compare_three_quarter_turn(board) == Less {
+            return;
+        }
+        tally.classes[2] += 1;
+    }
+
+    // The three comparisons walk the rotated board row by row against the board, reading
+    // each rotated row off the board's columns without building the rotated board.
+    // `Less` means the rotated board is smaller, so the board is not its class's
+    // representative.
+
+    fn compare_quarter_turn(&self, board: &[M]) -> Ordering {
+        let last = board.len() - 1;
+        let mut pattern = M::bit(1);
+        for &own in &board[1..] {
+            let mut bit = M::ONE;
+            let mut you = last;
+            while board[you] != pattern && own >= bit {
+                bit = bit << 1;
+                you -= 1;
+            }
+            if own > bit {
+                return Less;
+            }
+            if own < bit {
+                return Greater;
+            }
+            pattern = pattern << 1;
+        }
+        Equal
+    }
+
+    fn compare_half_turn(&self, board: &[M]) -> Ordering {
+        let last = board.len() - 1;
+        for (own_row, &own) in board.iter().enumerate().skip(1) {
+            let you = board[last - own_row];
+            let mut bit = M::ONE;
+            let mut pattern = self.top;
+            while pattern != you && own >= bit {
+                bit = bit << 1;
+                pattern = pattern >> 1;
+            }
+            if own > bit {
+                return Less;
+            }
+            if own < bit {
+                return Greater;
+            }
+        }
+        Equal
+    }
+
+    fn compare_three_quarter_turn(&self, board: &[M]) -> Ordering {
+        let mut pattern = self.top >> 1;
+        for &own in &board[1..] {
+            let mut bit = M::ONE;
+            let mut you = 0;
+            while board[you] != pattern && own >= bit {
+                bit = bit << 1;
+                you += 1;
+            }
+            if own > bit {
+                return Less;
+            }
+            if own < bit {
+                return Greater;
+            }
+            pattern = pattern >> 1;
+        }
+        Equal
+    }
+}
+
+impl<M: Mask> Rules<M> for Side<M> {
+    const READS_BOARD: bool = true;
+
+    #[inline(always)]
+    fn allowed(&self, row: usize, free: M, down: M) -> M {
+        if row == self.bound2 {
+            let outer_taken = down & self.outer;
+            if outer_taken.is_empty() {
+                // Both outer columns must be taken by now or the board is not least.
+                M::ZERO
+            } else if outer_taken != self.outer {
+                free & self.outer
+            } else {
+                free
+            }
+        } else {
+            free & self.row_filter[row]
+        }
+    }
+
+    #[inline(always)]
+    fn leaf(&self, board: &[M], last: M, tally: &mut Tally) {
+        if !last.is_empty() && (last & self.last_forbidden).is_empty() {
+            self.classify(board, tally);
+        }
+    }
+}
+
+/// Scores a board whose last row may take the columns in `last`; `board` holds the rows
+/// above it and is only touched by rules that read it.
+#[inline(always)]
+fn score<M: Mask, R: Rules<M>, const NODES: bool>(
+    rules: &R,
+    board: &mut [M; crate::MAX_N],
+    n: usize,
+    last: M,
+    tally: &mut Tally,
+) {
+    if NODES {
+        tally.nodes += u64::from(!last.is_empty());
+    }
+    if R::READS_BOARD {
+        board[n - 1] = last;
+        rules.leaf(&board[..n], last, tally);
+    } else {
+        rules.leaf(&[], last, tally);
+    }
+}
+
+/// The state of one depth-first search, kept apart from the walker so that the hot
+/// recursion reads plain fields and a fixed-size board.
+struct Search<M, R> {
+    /// A copy, not a reference: the bounds are read at every node.
+    rules: R,
+    full: M,
+    last: usize,
+    board: [M; crate::MAX_N],
+    tally: Tally,
+}
+
+impl<M: Mask, R: Rules<M>> Search<M, R> {
+    /// Calls `visit` with each column `row` may take and the masks of the row below it.
+    #[inline(always)]
+    fn each_child<const NODES: bool>(
+        &mut self,
+        row: usize,
+        (left, down, right): (M, M, M),
+        mut visit: impl FnMut(&mut Self, (M, M, M)),
+    ) {
+        let free = self.full & !(left | down | right);
+        let mut candidates = self.rules.allowed(row, free, down);
+        while !candidates.is_empty() {
+            let bit = candidates.lowest();
+            candidates = candidates ^ bit;
+            if NODES {
+                self.tally.nodes += 1;
+            }
+            if R::READS_BOARD {
+                self.board[row] = bit;
+            }
+            visit(self, ((left | bit) << 1, down | bit, (right | bit) >> 1));
+        }
+    }
+
+    /// Scores the board whose last row is entered with `masks`.
+    #[inline(always)]
+    fn score_last<const NODES: bool>(&mut self, (left, down, right): (M, M, M)) {
+        let last = self.full & !(left | down | right);
+        score::<M, R, NODES>(&self.rules, &mut self.board, self.last + 1, last, &mut self.tally);
+    }
+
+    /// Counts the completions below `row`, entered with `masks`, which must not be the
+    /// last row. Each call places up to three rows, and the last row is a single mask test,
+    /// not a call: calls and returns are what a search this branchy spends its time on.
+    fn descend<const NODES: bool>(&mut self, row: usize, masks: (M, M, M)) {
+        let to_go = self.last - row;
+        if to_go == 1 {
+            self.each_child::<NODES>(row, masks, |s, below| s.score_last::<NODES>(below));
+        } else if to_go == 2 {
+            self.each_child::<NODES>(row, masks, |s, below| {
+                s.each_child::<NODES>(row + 1, below, |s, below| s.score_last::<NODES>(below))
+            });
+        } else if to_go == 3 {
+            self.each_child::<NODES>(row, masks, |s, below| {
+                s.each_child::<NODES>(row + 1, below, |s, below| {
+                    s.each_child::<NODES>(row + 2, below, |s, below| s.score_last::<NODES>(below))
+                })
+            });
+        } else {
+            self.each_child::<NODES>(row, masks, |s, below| {
+                s.each_child::<NODES>(row + 1, below, |s, below| {
+                    s.each_child::<NODES>(row + 2, below, |s, below| {
+                        s.descend::<NODES>(row + 3, below)
+                    })
+                })
+            });
+        }
+    }
+}
+
+/// A depth-first walk below one prefix.
+pub(crate) struct Walker<'r, M, R> {
+    rules: &'r R,
+    full: M,
+    board: Vec<M>,
+}
+
+impl<'r, M: Mask, R: Rules<M>> Walker<'r, M, R> {
+    /// A walker for an `n`-row board under `rules`.
+    pub(crate) fn new(n: usize, rules: &'r R) -> Self {
+        Walker { rules, full: M::low_bits(n as u32), board: vec![M::ZERO; n] }
+    }
+
+    /// Places the prefix's queens (one column per row) and returns the masks below them.
+    fn place(&mut self, prefix: &[u8]) -> (M, M, M) {
+        let (mut left, mut down, mut right) = (M::ZERO, M::ZERO, M::ZERO);
+        for (row, &column) in prefix.iter().enumerate() {
+            let bit = M::bit(u32::from(column));
+            self.board[row] = bit;
+            left = (left | bit) << 1;
+            down |= bit;
+            right = (right | bit) >> 1;
+        }
+        (left, down, right)
+    }
+
+    /// Counts the completions of `prefix`, which must leave the last row empty.
+    pub(crate) fn count<const NODES: bool>(mut self, prefix: &[u8]) -> Tally {
+        let (left, down, right) = self.place(prefix);
+        // Everything the loop touches lives in locals and stack arrays, so the compiler
+        // keeps it in registers instead of reloading it through `self` at every node.
+        let n = self.board.len();
+        let last = n - 1;
+        let full = self.full;
+        let rules = self.rules;
+        let mut tally = Tally::default();
+        let mut board = [M::ZERO; crate::MAX_N];
+        board[..n].copy_from_slice(&self.board);
+        let start = prefix.len();
+        if start == last {
+            score::<M, R, NODES>(rules, &mut board, n, full & !(left | down | right), &mut tally);
+            return tally;
+        }
+        let mut search = Search { rules: rules.clone(), full, last, board, tally };
+        search.descend::<NODES>(start, (left, down, right));
+        search.tally
+    }
+
+    /// Every extension of `prefix` to `depth` rows that the rules allow, in column order.
+    pub(crate) fn extend(mut self, prefix: &[u8], depth: usize, out: &mut Vec<Vec<u8>>) {
+        let (left, down, right) = self.place(prefix);
+        let mut prefix = prefix.to_vec();
+        self.extend_from(&mut prefix, depth, left, down, right, out);
+    }
+
+    fn extend_from(
+        &self,
+        prefix: &mut Vec<u8>,
+        depth: usize,
+        left: M,
+        down: M,
+        right: M,
+        out: &mut Vec<Vec<u8>>,
+    ) {
+        let row = prefix.len();
+        if row >= depth {
+            out.push(prefix.clone());
+            return;
+        }
+        let free = self.full & !(left | down | right);
+        let mut candidates = self.rules.allowed(row, free, down);
+        while !candidates.is_empty() {
+            let bit = candidates.lowest();
+            candidates = candidates ^ bit;
+            prefix.push(bit.lowest_index() as u8);
+            self.extend_from(prefix, depth, (left | bit) << 1, down | bit, (right | bit) >> 1, out);
+            prefix.pop();
+        }
+    }
+}

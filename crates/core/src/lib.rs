@@ -1,0 +1,281 @@
+/*!
+Exact N-Queens counting engines. This crate knows nothing of threads, files or terminals:
+it turns a [`Problem`] (board size and [`Method`]) into an ordered list of independent
+[`Task`]s, solves one task at a time into [`Counts`] that merge associatively, and turns the
+merged counts into an [`Outcome`]: the number of solutions (OEIS A000170) and the number of
+classes under the board's 8 symmetries (OEIS A002562).
+
+# Brief overview
+
+* Rows are bitsets of columns in a [`Mask`]: `u64` for N <= 64, `u128` up to N = 128. The
+  width is picked once when the problem is built ([`MaskWidth::for_board`]); the search is
+  generic and monomorphic inside.
+* [`Method::Plain`] searches every placement, [`Method::Half`] mirrors the first row, and
+  [`Method::Eightfold`] finds each class once and classifies it by its number of images.
+* Unique counts for the methods that do not classify come from Burnside's lemma
+  ([`unique_by_burnside`]), with the few rotation-symmetric solutions found by a tiny search.
+* [`Solution`] is a validated placement with the board's rotations and reflections, used to
+  check the engines against an independent brute force.
+
+# Example
+
+```
+use nqueens_core::{count, Method};
+
+let eight = count(8, Method::Eightfold)?;
+assert_eq!((eight.total, eight.unique), (92, 12));
+
+// The same problem split into tasks, solved one by one and merged.
+let problem = nqueens_core::Problem::new(10, Method::Half)?;
+let mut counts = nqueens_core::Counts::default();
+for task in problem.tasks(3)? {
+    counts = counts.merge(&problem.solve(&task, false)?)?;
+}
+assert_eq!(problem.finish(&counts)?.total, 724);
+# Ok::<(), nqueens_core::Error>(())
+```
+*/
+
+#![deny(missing_docs)]
+
+pub use crate::counts::Counts;
+pub use crate::error::Error;
+pub use crate::fixed::{count_rotation_fixed, unique_by_burnside};
+pub use crate::mask::{Mask, MaskWidth};
+pub use crate::method::{Method, UnknownMethod};
+pub use crate::solution::{Conflict, Solution};
+
+mod backtrack;
+mod counts;
+mod error;
+mod fixed;
+mod mask;
+mod method;
+mod solution;
+
+use crate::backtrack::{Corner, Rules, Side, Tally, Unrestricted, Walker};
+
+/// The largest board the masks can hold.
+pub const MAX_N: usize = 128;
+
+/// A board size and a method: what to count, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Problem {
+    n: usize,
+    method: Method,
+    width: MaskWidth,
+}
+
+/// One independent piece of a count: the columns of the queens in the first rows. Tasks
+/// are produced in a fixed order by [`Problem::tasks`], so their index in that list is
+/// stable from run to run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Task {
+    prefix: Vec<u8>,
+}
+
+impl Task {
+    /// The 0-based column of the queen in each of the first rows.
+    pub fn prefix(&self) -> &[u8] {
+        &self.prefix
+    }
+}
+
+/// The answer to a count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// All solutions (OEIS A000170).
+    pub total: u128,
+    /// Solutions distinct under rotations and reflections (OEIS A002562).
+    pub unique: u128,
+}
+
+/// How the search below a task's prefix is restricted and weighed.
+#[derive(Clone, Copy, Debug)]
+enum Root {
+    /// Every completion counts, `weight` times.
+    Weighted { weight: u128 },
+    /// Eightfold, first queen in the corner, second at `(1, bound1)`.
+    Corner { bound1: usize },
+    /// Eightfold, first queen at `(0, bound1)`.
+    Side { bound1: usize },
+}
+
+/// Runs `$body` with `$walker` bound to a walker over `$mask` under `$root`'s rules; the
+/// rules differ in type, so each arm is its own monomorphic instance.
+macro_rules! with_walker {
+    ($problem:expr, $mask:ty, $root:expr, |$walker:ident| $body:expr) => {
+        match $root {
+            Root::Weighted { .. } => {
+                let $walker = Walker::<$mask, _>::new($problem.n, &Unrestricted);
+                $body
+            }
+            Root::Corner { bound1 } => {
+                let rules = Corner::<$mask>::new(bound1);
+                let $walker = Walker::<$mask, _>::new($problem.n, &rules);
+                $body
+            }
+            Root::Side { bound1 } => {
+                let rules = Side::<$mask>::new($problem.n, bound1);
+                let $walker = Walker::<$mask, _>::new($problem.n, &rules);
+                $body
+            }
+        }
+    };
+}
+
+impl Problem {
+    /// A problem on the narrowest masks that hold an `n`-board.
+    pub fn new(n: usize, method: Method) -> Result<Problem, Error> {
+        if !(1..=MAX_N).contains(&n) {
+            return Err(Error::BoardSize { n });
+        }
+        Ok(Problem { n, method, width: MaskWidth::for_board(n) })
+    }
+
+    /// The same problem on masks of the given width (wider masks are slower, never wrong).
+    pub fn with_width(self, width: MaskWidth) -> Result<Problem, Error> {
+        if self.n > width.columns() {
+            return Err(Error::MaskTooNarrow { n: self.n, columns: width.columns() });
+        }
+        Ok(Problem { width, ..self })
+    }
+
+    /// The board size.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The method.
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// The mask width the search runs on.
+    pub fn width(&self) -> MaskWidth {
+        self.width
+    }
+
+    /// The deepest split this board allows (every task leaves at least the last row open).
+    pub fn max_depth(&self) -> usize {
+        error::max_depth(self.n)
+    }
+
+    /// Whether the classic corner/side scheme applies; it needs room for its bounds, so
+    /// smaller boards are mirrored in half and classified by Burnside's lemma.
+    fn classifies(&self) -> bool {
+        self.method == Method::Eightfold && self.n >= 5
+    }
+
+    /// The first-row placements every task descends from, before splitting.
+    fn roots(&self) -> Vec<Vec<u8>> {
+        let n = self.n as u8;
+        if self.method == Method::Plain || self.n == 1 {
+            return vec![vec![]];
+        }
+        if !self.classifies() {
+            return (0..n.div_ceil(2)).map(|c| vec![c]).collect();
+        }
+        let corners = (2..n - 1).map(|b| vec![0, b]);
+        let sides = (1..n).take_while(|&b| b < n - 1 - b).map(|b| vec![b]);
+        corners.chain(sides).collect()
+    }
+
+    fn root_of(&self, prefix: &[u8]) -> Result<Root, Error> {
+        let foreign = || Error::ForeignTask { prefix: prefix.to_vec() };
+        if prefix.len() > self.max_depth() || prefix.iter().any(|&c| usize::from(c) >= self.n) {
+            return Err(foreign());
+        }
+        if self.method == Method::Plain || self.n == 1 {
+            return Ok(Root::Weighted { weight: 1 });
+        }
+        let first = usize::from(*prefix.first().ok_or_else(foreign)?);
+        if !self.classifies() {
+            let weight = if 2 * first + 1 < self.n { 2 } else { 1 };
+            return if 2 * first < self.n { Ok(Root::Weighted { weight }) } else { Err(foreign()) };
+        }
+        if first == 0 {
+            let bound1 = usize::from(*prefix.get(1).ok_or_else(foreign)?);
+            return if (2..self.n - 1).contains(&bound1) {
+                Ok(Root::Corner { bound1 })
+            } else {
+                Err(foreign())
+            };
+        }
+        if first < self.n - 1 - first { Ok(Root::Side { bound1: first }) } else { Err(foreign()) }
+    }
+
+    /// The independent tasks of this count, each a prefix of `depth` rows (or the root's
+    /// own rows where those are more), in a fixed order.
+    pub fn tasks(&self, depth: usize) -> Result<Vec<Task>, Error> {
+        if depth > self.max_depth() {
+            return Err(Error::Depth { depth, n: self.n });
+        }
+        let mut prefixes = Vec::new();
+        for root in self.roots() {
+            let rules = self.root_of(&root)?;
+            match self.width {
+                MaskWidth::U64 => {
+                    with_walker!(self, u64, rules, |w| w.extend(&root, depth, &mut prefixes))
+                }
+                MaskWidth::U128 => {
+                    with_walker!(self, u128, rules, |w| w.extend(&root, depth, &mut prefixes))
+                }
+            }
+        }
+        Ok(prefixes.into_iter().map(|prefix| Task { prefix }).collect())
+    }
+
+    /// Counts the solutions below one task. `count_nodes` adds the number of placements
+    /// made; without it the search compiles without the counter.
+    pub fn solve(&self, task: &Task, count_nodes: bool) -> Result<Counts, Error> {
+        let root = self.root_of(&task.prefix)?;
+        let tally = match self.width {
+            MaskWidth::U64 => walk::<u64>(self, root, &task.prefix, count_nodes),
+            MaskWidth::U128 => walk::<u128>(self, root, &task.prefix, count_nodes),
+        };
+        let wide = u128::from;
+        let classes = tally.classes.map(wide);
+        let total = match root {
+            Root::Weighted { weight } => wide(tally.boards).checked_mul(weight),
+            Root::Corner { .. } | Root::Side { .. } => {
+                Some(2 * classes[0] + 4 * classes[1] + 8 * classes[2])
+            }
+        }
+        .ok_or(Error::Overflow)?;
+        Ok(Counts { total, classes, nodes: wide(tally.nodes) })
+    }
+
+    /// The answer from the merged counts of every task.
+    pub fn finish(&self, counts: &Counts) -> Result<Outcome, Error> {
+        let unique = if self.classifies() {
+            counts.class_count()?
+        } else {
+            unique_by_burnside(self.n, counts.total)?
+        };
+        Ok(Outcome { total: counts.total, unique })
+    }
+}
+
+fn walk<M: Mask>(problem: &Problem, root: Root, prefix: &[u8], count_nodes: bool) -> Tally
+where
+    Unrestricted: Rules<M>,
+    Corner<M>: Rules<M>,
+    Side<M>: Rules<M>,
+{
+    with_walker!(problem, M, root, |w| if count_nodes {
+        w.count::<true>(prefix)
+    } else {
+        w.count::<false>(prefix)
+    })
+}
+
+/// Counts an `n`-board on one thread, without splitting.
+pub fn count(n: usize, method: Method) -> Result<Outcome, Error> {
+    let problem = Problem::new(n, method)?;
+    let mut counts = Counts::default();
+    for task in problem.tasks(0)? {
+        counts = counts.merge(&problem.solve(&task, false)?)?;
+    }
+    problem.finish(&counts)
+}

@@ -1,0 +1,57 @@
+use std::fmt;
+use std::str::FromStr;
+
+/// How a count is searched. Every method is exact; they differ in speed and in what they
+/// learn about symmetry along the way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// Every placement, no symmetry.
+    Plain,
+    /// Mirror halving: first-row queens in the left half count twice, the middle column of an
+    /// odd board once.
+    Half,
+    /// The 8-fold symmetry reduction: each class of solutions under the board's rotations and
+    /// reflections is found once and weighed by its number of distinct images (2, 4 or 8).
+    Eightfold,
+}
+
+impl Method {
+    /// Every method, in the order the help text lists them.
+    pub const ALL: [Method; 3] = [Method::Eightfold, Method::Half, Method::Plain];
+
+    /// The name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Plain => "plain",
+            Method::Half => "half",
+            Method::Eightfold => "eightfold",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The error for a method name that is not one of [`Method::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownMethod(pub String);
+
+impl fmt::Display for UnknownMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+        write!(f, "unknown method '{}' (expected one of: {})", self.0, names.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownMethod {}
+
+impl FromStr for Method {
+    type Err = UnknownMethod;
+
+    fn from_str(s: &str) -> Result<Method, UnknownMethod> {
+        Method::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| UnknownMethod(s.to_owned()))
+    }
+}
