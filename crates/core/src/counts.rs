@@ -3,6 +3,7 @@ use crate::Error;
 /// What one task (or a merge of tasks) found. Merging is associative and commutative, so
 /// any grouping of tasks yields the same sums.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Counts {
     /// Solutions, each counted once.
     pub total: u128,

@@ -1,15 +1,36 @@
 /*!
-Runs a list of independent tasks and folds their results. It knows nothing of queens.
+Runs a list of independent tasks on worker threads and folds their results. It knows
+nothing of queens: a task is any value with a stable index in its list, solved by a
+function into a result that merges associatively.
+
+# Brief overview
+
+* [`Runner`] serves task indices from a crossbeam [`Injector`](crossbeam_deque::Injector)
+  to worker threads, merges results on the calling thread, and reports [`Progress`].
+* [`Checkpoint`] files record the finished tasks and the merged partial result, written
+  atomically, so a stopped or killed run resumes where it was.
+* [`Shard`] `I/M` runs one of `M` shares of the list, for runs split over machines.
+
+# Example
+
+```
+use nqueens_scheduler::{Finish, Runner};
+
+let tasks: Vec<u64> = (1..=100).collect();
+let report = Runner::new(tasks, |&t| Ok::<u64, String>(t * t), |a, b| Ok(a + b), 0)
+    .threads(4)
+    .run(|_progress| {})?;
+assert_eq!((report.result, report.finish), (338_350, Finish::Complete));
+# Ok::<(), nqueens_scheduler::RunError<String>>(())
+```
 */
 
 #![deny(missing_docs)]
 
-/// Solves every task in order on the calling thread and folds the results with `merge`.
-pub fn run_sequential<T, R, E>(
-    tasks: &[T],
-    solve: impl Fn(&T) -> Result<R, E>,
-    merge: impl Fn(&R, &R) -> Result<R, E>,
-    empty: R,
-) -> Result<R, E> {
-    tasks.iter().try_fold(empty, |acc, task| merge(&acc, &solve(task)?))
-}
+pub use crate::checkpoint::{Checkpoint, CheckpointError, Identity, fnv1a, write_atomically};
+pub use crate::run::{Finish, Progress, Report, RunError, Runner};
+pub use crate::shard::{Shard, ShardError};
+
+mod checkpoint;
+mod run;
+mod shard;

@@ -1,0 +1,121 @@
+//! The runner with tasks whose answers are known: sums of squares.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use nqueens_scheduler::{Checkpoint, Finish, Identity, RunError, Runner, Shard};
+
+fn squares(n: u64) -> Vec<u64> {
+    (1..=n).collect()
+}
+
+fn sum_of_squares(n: u64) -> u128 {
+    u128::from(n * (n + 1) * (2 * n + 1) / 6)
+}
+
+fn runner(n: u64) -> Runner<u64, u128, String> {
+    Runner::new(squares(n), |&t| Ok(u128::from(t * t)), |a, b| Ok(a + b), 0)
+}
+
+#[test]
+fn every_thread_count_gives_the_same_result() {
+    for threads in [1, 2, 3, 8, 64] {
+        let report = runner(500).threads(threads).run(|_| {}).unwrap();
+        assert_eq!(report.result, sum_of_squares(500));
+        assert_eq!((report.finish, report.done, report.total), (Finish::Complete, 500, 500));
+    }
+}
+
+#[test]
+fn progress_counts_up_to_the_total() {
+    let mut seen = Vec::new();
+    runner(50).threads(2).run(|p| seen.push((p.done, *p.partial))).unwrap();
+    assert_eq!(seen.first(), Some(&(0, 0)));
+    assert_eq!(seen.last(), Some(&(50, sum_of_squares(50))));
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0));
+}
+
+#[test]
+fn a_panicking_task_is_named_and_does_not_hang() {
+    let tasks = squares(100);
+    let result = Runner::new(
+        tasks,
+        |&t| if t == 42 { panic!("boom at {t}") } else { Ok::<u128, String>(1) },
+        |a, b| Ok(a + b),
+        0,
+    )
+    .threads(3)
+    .run(|_| {});
+    match result {
+        Err(RunError::Panicked { index, message }) => {
+            assert_eq!(index, 41);
+            assert!(message.contains("boom at 42"));
+        }
+        other => panic!("expected a panic error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_failing_task_is_named() {
+    let result =
+        Runner::new(squares(10), |&t| if t == 7 { Err(format!("bad {t}")) } else { Ok(1u128) }, |a, b| Ok(a + b), 0)
+            .run(|_| {});
+    assert!(matches!(result, Err(RunError::Task { index: 6, ref error }) if error == "bad 7"));
+}
+
+#[test]
+fn shards_add_up_to_the_whole() {
+    for count in [1, 2, 3, 7] {
+        let mut sum = 0;
+        for index in 0..count {
+            let shard = Shard::new(index, count).unwrap();
+            sum += runner(100).threads(2).shard(shard).run(|_| {}).unwrap().result;
+        }
+        assert_eq!(sum, sum_of_squares(100), "{count} shards");
+    }
+}
+
+#[test]
+fn a_stopped_run_resumes_to_the_same_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("squares.ckpt");
+    let identity = Identity::from([("what".to_owned(), "squares".to_owned())]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let slow = |&t: &u64| {
+        std::thread::sleep(Duration::from_millis(2));
+        Ok::<u128, String>(u128::from(t * t))
+    };
+    let flag = Arc::clone(&stop);
+    let report = Runner::new(squares(300), slow, |a, b| Ok(a + b), 0)
+        .threads(2)
+        .checkpoint(&path, Duration::from_secs(60), identity.clone())
+        .stop_flag(Arc::clone(&stop))
+        .run(move |p| {
+            if p.done >= 20 {
+                flag.store(true, Ordering::Relaxed);
+            }
+        })
+        .unwrap();
+    assert_eq!(report.finish, Finish::Stopped);
+    assert!(report.done < 300);
+    let saved = Checkpoint::<u128>::load(&path).unwrap().unwrap();
+    assert!(!saved.complete);
+    assert_eq!(saved.partial, report.result);
+
+    let mut resumed_from = None;
+    let report = Runner::new(squares(300), slow, |a, b| Ok(a + b), 0)
+        .threads(2)
+        .checkpoint(&path, Duration::from_secs(60), identity.clone())
+        .run(|p| {
+            resumed_from.get_or_insert(p.resumed);
+        })
+        .unwrap();
+    assert_eq!((report.finish, report.result), (Finish::Complete, sum_of_squares(300)));
+    assert!(resumed_from.unwrap() >= 20);
+    assert!(Checkpoint::<u128>::load(&path).unwrap().unwrap().complete);
+
+    let other = Identity::from([("what".to_owned(), "cubes".to_owned())]);
+    let refused = runner(300).checkpoint(&path, Duration::from_secs(60), other).run(|_| {});
+    assert!(matches!(refused, Err(RunError::Checkpoint(_))));
+}
