@@ -1,58 +1,143 @@
-//! `nqueens count`.
+//! `nqueens count`: a run of the backtracking tasks on the scheduler.
 
+use std::path::Path;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
-use anyhow::Context;
-use nqueens_core::{Counts, Outcome, Problem};
-use serde::Serialize;
+use anyhow::{Context, bail};
+use nqueens_core::{Counts, ENGINE_VERSION, Problem, Task};
+use nqueens_scheduler::{Finish, Identity, Runner, Shard, fnv1a};
 
 use crate::cli::CountArgs;
+use crate::progress::Display;
+use crate::report::{CountReport, ShardInfo};
 
-/// What `count --json` prints.
-#[derive(Debug, Serialize)]
-struct CountReport {
-    n: usize,
-    method: String,
-    threads: usize,
-    depth: usize,
-    tasks: usize,
-    total: u128,
-    unique: u128,
-    elapsed_s: f64,
-}
+/// Tasks per worker thread the automatic split aims for: enough that a slow task near the
+/// end does not leave the other threads idle for long.
+const TASKS_PER_THREAD: usize = 64;
+
+/// Threads per machine assumed when splitting a sharded or checkpointed run, whose depth
+/// must not depend on any one machine's thread count: all shards must share one task
+/// list, and a resume may run with other threads than the run it continues.
+const SHARD_THREADS: usize = 16;
+
+/// Exit status of a run stopped by SIGINT or SIGTERM, as shells report a SIGINT death.
+pub(crate) const STOPPED: u8 = 130;
 
 pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
-    let started = Instant::now();
     let problem = Problem::new(args.n, args.method)?;
-    let threads = args.threads.map_or(1, |t| t.get());
-    let depth = 0;
+    let threads = match args.threads {
+        Some(threads) => threads.get(),
+        None => std::thread::available_parallelism().map_or(1, |t| t.get()),
+    };
+    let shard = args.shard.unwrap_or(Shard::WHOLE);
+    let depth = match args.depth {
+        Some(depth) => depth,
+        None if shard == Shard::WHOLE && args.checkpoint.is_none() => {
+            problem.depth_for(TASKS_PER_THREAD * threads)?
+        }
+        None => problem.depth_for(TASKS_PER_THREAD * SHARD_THREADS * shard.count)?,
+    };
     let tasks = problem.tasks(depth)?;
-    let counts = nqueens_scheduler::run_sequential(
-        &tasks,
-        |task| problem.solve(task, false),
-        |a, b| a.merge(b),
+    let task_count = tasks.len();
+    let task_digest = digest(&tasks);
+    if !(args.checkpoint_every.is_finite() && args.checkpoint_every > 0.0) {
+        bail!("--checkpoint-every must be a positive number of seconds");
+    }
+
+    let stop = stop_on_signals()?;
+    let mut runner = Runner::new(
+        tasks,
+        move |task: &Task| problem.solve(task, false),
+        |a: &Counts, b: &Counts| a.merge(b),
         Counts::default(),
     )
-    .context("count failed")?;
-    let Outcome { total, unique } = problem.finish(&counts)?;
-    let report = CountReport {
+    .threads(threads)
+    .shard(shard)
+    .stop_flag(stop);
+    if let Some(path) = &args.checkpoint {
+        let identity = Identity::from([
+            ("n".to_owned(), problem.n().to_string()),
+            ("method".to_owned(), problem.method().to_string()),
+            ("depth".to_owned(), depth.to_string()),
+            ("shard".to_owned(), shard.to_string()),
+            ("engine_version".to_owned(), ENGINE_VERSION.to_owned()),
+            ("task_digest".to_owned(), task_digest.clone()),
+        ]);
+        runner = runner.checkpoint(path, Duration::from_secs_f64(args.checkpoint_every), identity);
+    }
+
+    let mut display = Display::new(args.progress);
+    let outcome = runner.run(|progress| display.update(progress));
+    display.finish();
+    let report = outcome.context("count failed")?;
+
+    if report.finish == Finish::Stopped {
+        eprintln!(
+            "nqueens: stopped after {} of {} tasks ({:.1}s); {}",
+            report.done,
+            report.total,
+            report.elapsed.as_secs_f64(),
+            resume_hint(args.checkpoint.as_deref())
+        );
+        return Ok(ExitCode::from(STOPPED));
+    }
+    let counts = report.result;
+    let unique = if shard == Shard::WHOLE { Some(problem.finish(&counts)?.unique) } else { None };
+    CountReport {
         n: problem.n(),
         method: problem.method().to_string(),
         threads,
         depth,
-        tasks: tasks.len(),
-        total,
+        tasks: task_count,
+        total: counts.total,
         unique,
-        elapsed_s: started.elapsed().as_secs_f64(),
-    };
-    if args.json {
-        println!("{}", serde_json::to_string(&report)?);
-    } else {
-        println!(
-            "N={} total={} unique={} method={} threads={} elapsed={:.3}s",
-            report.n, report.total, report.unique, report.method, report.threads, report.elapsed_s
-        );
+        elapsed_s: report.elapsed.as_secs_f64(),
+        engine_version: ENGINE_VERSION.to_owned(),
+        task_digest,
+        shard: (shard != Shard::WHOLE)
+            .then_some(ShardInfo { index: shard.index, count: shard.count }),
+        counts,
     }
+    .print(args.json)?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn resume_hint(checkpoint: Option<&Path>) -> String {
+    match checkpoint {
+        Some(path) => {
+            format!("progress saved to {}; run the same command again to resume", path.display())
+        }
+        None => "no --checkpoint was given, so this progress is lost".to_owned(),
+    }
+}
+
+/// A hash of every task's prefix, in order: equal digests mean equal task lists.
+fn digest(tasks: &[Task]) -> String {
+    let mut bytes = Vec::new();
+    for task in tasks {
+        bytes.push(task.prefix().len() as u8);
+        bytes.extend_from_slice(task.prefix());
+    }
+    format!("{:016x}", fnv1a(&bytes))
+}
+
+/// A flag raised by the first SIGINT or SIGTERM; a second one ends the process at once.
+fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        // Registered first, so it sees the flag as the previous signal left it.
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            i32::from(STOPPED),
+            Arc::clone(&stop),
+        )
+        .context("cannot install a signal handler")?;
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .context("cannot install a signal handler")?;
+    }
+    Ok(stop)
 }

@@ -2,6 +2,9 @@
 
 mod cli;
 mod count;
+mod merge;
+mod progress;
+mod report;
 
 use std::process::ExitCode;
 
@@ -24,10 +27,15 @@ fn main() -> ExitCode {
             return ExitCode::from(USAGE_ERROR);
         }
         Err(err) => {
-            // clap appends usage and a hint; one line says what is wrong.
+            // clap appends usage and a hint; one line says what is wrong. Its first
+            // paragraph is the message, sometimes wrapped onto a second line.
             let rendered = err.render().to_string();
-            let first = rendered.lines().next().unwrap_or_default();
-            eprintln!("nqueens: {}", first.trim_start_matches("error: ").trim());
+            let message: Vec<&str> = rendered
+                .lines()
+                .take_while(|line| !line.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            eprintln!("nqueens: {}", message.join(" ").trim_start_matches("error: "));
             return ExitCode::from(USAGE_ERROR);
         }
     };
@@ -43,5 +51,6 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Count(args) => count::run(args),
+        Command::Merge(args) => merge::run(args),
     }
 }

@@ -44,7 +44,11 @@ impl fmt::Display for Error {
                 write!(f, "a {columns}-bit mask cannot hold a board of size {n}")
             }
             Error::Depth { depth, n } => {
-                write!(f, "split depth must be between 0 and {} for N = {n}, got {depth}", max_depth(*n))
+                write!(
+                    f,
+                    "split depth must be between 0 and {} for N = {n}, got {depth}",
+                    max_depth(*n)
+                )
             }
             Error::ForeignTask { prefix } => {
                 write!(f, "task with prefix {prefix:?} does not belong to this problem")

@@ -55,6 +55,9 @@ mod solution;
 
 use crate::backtrack::{Corner, Rules, Side, Tally, Unrestricted, Walker};
 
+/// The engine's version: results and checkpoints of different versions are not mixed.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// The largest board the masks can hold.
 pub const MAX_N: usize = 128;
 
@@ -224,6 +227,17 @@ impl Problem {
             }
         }
         Ok(prefixes.into_iter().map(|prefix| Task { prefix }).collect())
+    }
+
+    /// The shallowest split that yields at least `min_tasks` tasks, or the deepest the
+    /// board allows. Deeper splits make more, smaller and more even tasks.
+    pub fn depth_for(&self, min_tasks: usize) -> Result<usize, Error> {
+        for depth in 0..self.max_depth() {
+            if self.tasks(depth)?.len() >= min_tasks {
+                return Ok(depth);
+            }
+        }
+        Ok(self.max_depth())
     }
 
     /// Counts the solutions below one task. `count_nodes` adds the number of placements

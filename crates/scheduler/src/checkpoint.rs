@@ -94,7 +94,9 @@ impl std::error::Error for CheckpointError {}
 
 /// The 64-bit FNV-1a hash: tiny, dependency-free, and enough to tell a damaged file.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 impl<R: Serialize + DeserializeOwned> Checkpoint<R> {
@@ -134,7 +136,8 @@ impl<R: Serialize + DeserializeOwned> Checkpoint<R> {
         let io_error = |source| CheckpointError::Io { path: path.to_owned(), source };
         let body = serde_json::to_string(self).map_err(|e| io_error(io::Error::other(e)))?;
         let raw = RawValue::from_string(body).map_err(|e| io_error(io::Error::other(e)))?;
-        let envelope = Envelope { checksum: format!("{:016x}", fnv1a(raw.get().as_bytes())), body: &raw };
+        let envelope =
+            Envelope { checksum: format!("{:016x}", fnv1a(raw.get().as_bytes())), body: &raw };
         let text = serde_json::to_string(&envelope).map_err(|e| io_error(io::Error::other(e)))?;
         write_atomically(path, text.as_bytes()).map_err(io_error)
     }
@@ -149,16 +152,20 @@ impl<R: Serialize + DeserializeOwned> Checkpoint<R> {
         let mismatch = |difference| CheckpointError::Mismatch { path: path.to_owned(), difference };
         let keys: std::collections::BTreeSet<&String> =
             self.identity.keys().chain(identity.keys()).collect();
-        for key in keys {
-            let (saved, wanted) = (self.identity.get(key), identity.get(key));
-            if saved != wanted {
-                let show = |v: Option<&String>| v.map_or("absent".to_owned(), |v| format!("'{v}'"));
-                return Err(mismatch(format!(
+        let show = |v: Option<&String>| v.map_or("absent".to_owned(), |v| format!("'{v}'"));
+        let differences: Vec<String> = keys
+            .into_iter()
+            .filter(|key| self.identity.get(*key) != identity.get(*key))
+            .map(|key| {
+                format!(
                     "{key} is {} there but {} here",
-                    show(saved),
-                    show(wanted)
-                )));
-            }
+                    show(self.identity.get(key)),
+                    show(identity.get(key))
+                )
+            })
+            .collect();
+        if !differences.is_empty() {
+            return Err(mismatch(differences.join(", ")));
         }
         if self.tasks != tasks {
             return Err(mismatch(format!("it has {} tasks, this run has {tasks}", self.tasks)));
@@ -208,7 +215,8 @@ mod tests {
     use super::*;
 
     fn sample() -> Checkpoint<u128> {
-        let identity = Identity::from([("n".into(), "12".into()), ("method".into(), "plain".into())]);
+        let identity =
+            Identity::from([("n".into(), "12".into()), ("method".into(), "plain".into())]);
         Checkpoint {
             identity,
             tasks: 10,
@@ -234,7 +242,8 @@ mod tests {
         let path = dir.path().join("run.ckpt");
         sample().save(&path).unwrap();
         let text = fs::read_to_string(&path).unwrap();
-        for damaged in [text[..text.len() / 2].to_owned(), text.replace("\"12\"", "\"13\""), String::new()]
+        for damaged in
+            [text[..text.len() / 2].to_owned(), text.replace("\"12\"", "\"13\""), String::new()]
         {
             fs::write(&path, &damaged).unwrap();
             let error = Checkpoint::<u128>::load(&path).unwrap_err();
@@ -255,7 +264,10 @@ mod tests {
 
     #[test]
     fn ranges_compress_runs() {
-        assert_eq!(ranges(&[true, true, false, true, false, false, true]), vec![[0, 2], [3, 4], [6, 7]]);
+        assert_eq!(
+            ranges(&[true, true, false, true, false, false, true]),
+            vec![[0, 2], [3, 4], [6, 7]]
+        );
         assert_eq!(ranges(&[]), Vec::<[usize; 2]>::new());
     }
 }

@@ -181,7 +181,12 @@ where
 
     /// Saves progress to `path` every `every` and on stop, and resumes from it if it
     /// exists and its identity matches.
-    pub fn checkpoint(mut self, path: impl Into<PathBuf>, every: Duration, identity: Identity) -> Self {
+    pub fn checkpoint(
+        mut self,
+        path: impl Into<PathBuf>,
+        every: Duration,
+        identity: Identity,
+    ) -> Self {
         self.checkpoint = Some(CheckpointPlan { path: path.into(), every, identity });
         self
     }
@@ -207,21 +212,21 @@ where
         let mut partial = self.empty.clone();
         let mut elapsed_before = Duration::ZERO;
 
-        if let Some(plan) = &self.checkpoint {
-            if let Some(saved) = Checkpoint::<R>::load(&plan.path)? {
-                saved.check_identity(&plan.identity, self.tasks.len(), &plan.path)?;
-                for &[start, end] in &saved.finished {
-                    if let Some(outside) = (start..end).find(|&i| !self.shard.contains(i)) {
-                        return Err(RunError::Checkpoint(CheckpointError::Corrupt {
-                            path: plan.path.clone(),
-                            reason: format!("task {outside} is not in shard {}", self.shard),
-                        }));
-                    }
-                    finished[start..end].fill(true);
+        if let Some(plan) = &self.checkpoint
+            && let Some(saved) = Checkpoint::<R>::load(&plan.path)?
+        {
+            saved.check_identity(&plan.identity, self.tasks.len(), &plan.path)?;
+            for &[start, end] in &saved.finished {
+                if let Some(outside) = (start..end).find(|&i| !self.shard.contains(i)) {
+                    return Err(RunError::Checkpoint(CheckpointError::Corrupt {
+                        path: plan.path.clone(),
+                        reason: format!("task {outside} is not in shard {}", self.shard),
+                    }));
                 }
-                partial = saved.partial;
-                elapsed_before = Duration::from_secs_f64(saved.elapsed_s.max(0.0));
+                finished[start..end].fill(true);
             }
+            partial = saved.partial;
+            elapsed_before = Duration::from_secs_f64(saved.elapsed_s.max(0.0));
         }
 
         let pending: Vec<usize> = selected.iter().copied().filter(|&i| !finished[i]).collect();

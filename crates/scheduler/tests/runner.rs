@@ -58,9 +58,13 @@ fn a_panicking_task_is_named_and_does_not_hang() {
 
 #[test]
 fn a_failing_task_is_named() {
-    let result =
-        Runner::new(squares(10), |&t| if t == 7 { Err(format!("bad {t}")) } else { Ok(1u128) }, |a, b| Ok(a + b), 0)
-            .run(|_| {});
+    let result = Runner::new(
+        squares(10),
+        |&t| if t == 7 { Err(format!("bad {t}")) } else { Ok(1u128) },
+        |a, b| Ok(a + b),
+        0,
+    )
+    .run(|_| {});
     assert!(matches!(result, Err(RunError::Task { index: 6, ref error }) if error == "bad 7"));
 }
 

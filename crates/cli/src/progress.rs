@@ -1,0 +1,110 @@
+//! Progress on stderr: an indicatif bar, a log line every few seconds, or nothing.
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use nqueens_core::Counts;
+use nqueens_scheduler::Progress;
+
+use crate::cli::ProgressMode;
+
+/// How often `--progress log` prints a line.
+const LOG_EVERY: Duration = Duration::from_secs(5);
+
+pub(crate) enum Display {
+    Bar(ProgressBar),
+    Log { last: Option<Instant> },
+    Hidden,
+}
+
+impl Display {
+    pub(crate) fn new(mode: ProgressMode) -> Display {
+        match mode {
+            ProgressMode::Auto if std::io::stderr().is_terminal() => Display::bar(),
+            ProgressMode::Bar => Display::bar(),
+            ProgressMode::Log => Display::Log { last: None },
+            ProgressMode::Auto | ProgressMode::Never => Display::Hidden,
+        }
+    }
+
+    fn bar() -> Display {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} tasks {percent:>3}% ETA {eta} | {msg}",
+        )
+        .expect("the template is valid")
+        .progress_chars("=> ");
+        bar.set_style(style);
+        bar.enable_steady_tick(Duration::from_millis(200));
+        Display::Bar(bar)
+    }
+
+    pub(crate) fn update(&mut self, progress: &Progress<'_, Counts>) {
+        match self {
+            Display::Bar(bar) => {
+                if bar.length() != Some(progress.total as u64) {
+                    bar.set_length(progress.total as u64);
+                    bar.reset_eta();
+                }
+                bar.set_position(progress.done as u64);
+                bar.set_elapsed(progress.elapsed);
+                bar.set_message(solutions_so_far(progress));
+            }
+            Display::Log { last } => {
+                let due = last.is_none_or(|at| at.elapsed() >= LOG_EVERY);
+                if due || progress.done == progress.total {
+                    *last = Some(Instant::now());
+                    eprintln!("nqueens: {}", log_line(progress));
+                }
+            }
+            Display::Hidden => {}
+        }
+    }
+
+    pub(crate) fn finish(&self) {
+        if let Display::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn solutions_so_far(progress: &Progress<'_, Counts>) -> String {
+    let seconds = progress.session.as_secs_f64();
+    let found_now = progress.partial.total as f64;
+    let rate =
+        if seconds > 0.0 { found_now / progress.elapsed.as_secs_f64().max(seconds) } else { 0.0 };
+    format!("{} solutions, {}/s", progress.partial.total, human(rate))
+}
+
+fn log_line(progress: &Progress<'_, Counts>) -> String {
+    let percent = if progress.total == 0 {
+        100.0
+    } else {
+        100.0 * progress.done as f64 / progress.total as f64
+    };
+    let fresh = progress.done - progress.resumed;
+    let session = progress.session.as_secs_f64();
+    let eta = if fresh > 0 {
+        let per_task = session / fresh as f64;
+        format!("{:.0}s", per_task * (progress.total - progress.done) as f64)
+    } else {
+        "unknown".to_owned()
+    };
+    format!(
+        "{}/{} tasks ({percent:.1}%), elapsed {:.0}s, ETA {eta}, {}",
+        progress.done,
+        progress.total,
+        progress.elapsed.as_secs_f64(),
+        solutions_so_far(progress)
+    )
+}
+
+/// A rate with an SI suffix, e.g. `12.3M`.
+fn human(x: f64) -> String {
+    let (value, suffix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|&(scale, _)| x >= scale)
+        .map_or((x, ""), |(scale, suffix)| (x / scale, suffix));
+    format!("{value:.1}{suffix}")
+}

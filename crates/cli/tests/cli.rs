@@ -1,0 +1,258 @@
+//! The built `nqueens` binary, run as a user would.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn nqueens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nqueens")).args(args).output().expect("nqueens runs")
+}
+
+fn json(args: &[&str]) -> Value {
+    let output = nqueens(args);
+    assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("one JSON object")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `(total, unique)` from `testdata/known-counts.json`.
+fn known(n: u64) -> (u64, u64) {
+    let text = include_str!("../../../testdata/known-counts.json");
+    let json: Value = serde_json::from_str(text).unwrap();
+    let entry = json["counts"].as_array().unwrap().iter().find(|c| c["n"] == n).unwrap();
+    (entry["total"].as_u64().unwrap(), entry["unique"].as_u64().unwrap())
+}
+
+fn counts(value: &Value) -> (u64, u64) {
+    (value["total"].as_u64().unwrap(), value["unique"].as_u64().unwrap())
+}
+
+#[test]
+fn count_prints_one_line_with_every_field() {
+    let output = nqueens(&["count", "8", "--threads", "1"]);
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    assert!(
+        text.starts_with("N=8 total=92 unique=12 method=eightfold threads=1 elapsed="),
+        "{text}"
+    );
+}
+
+#[test]
+fn count_json_has_the_documented_shape() {
+    let value = json(&["count", "16", "--json"]);
+    assert_eq!(counts(&value), (14_772_512, 1_846_955));
+    assert_eq!(value["n"], 16);
+    assert_eq!(value["method"], "eightfold");
+    assert!(value["threads"].as_u64().unwrap() >= 1);
+    assert!(value["elapsed_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(value["shard"], Value::Null);
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_a_failure() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["count", "0"], "between 1 and 128"),
+        (&["count", "200"], "between 1 and 128"),
+        (&["count", "abc"], "invalid value 'abc'"),
+        (&["count", "8", "--method", "fast"], "unknown method 'fast'"),
+        (&["count", "8", "--bogus"], "unexpected argument '--bogus'"),
+        (&["count", "8", "--threads", "0"], "'0' for '--threads"),
+        (&["count", "8", "--shard", "3/3"], "shard 3/3 does not exist"),
+        (&["count", "8", "--shard", "x"], "I/M"),
+        (&["count", "8", "--depth", "9"], "split depth must be between 0 and 7"),
+        (&["count", "8", "--checkpoint", "x", "--checkpoint-every", "0"], "positive"),
+        (&["count"], "<N>"),
+    ];
+    for (args, expected) in cases {
+        let output = nqueens(args);
+        let message = stderr(&output);
+        assert!(!output.status.success(), "{args:?} succeeded");
+        assert_eq!(message.lines().count(), 1, "{args:?}: {message}");
+        assert!(message.contains(expected), "{args:?}: {message}");
+        assert!(!message.contains("panicked"), "{args:?}: {message}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn every_thread_count_and_depth_gives_the_known_counts() {
+    for n in 10..=14u64 {
+        for method in ["eightfold", "half", "plain"] {
+            for threads in ["1", "2", "3", "8"] {
+                for depth in ["1", "3", "5"] {
+                    let ns = n.to_string();
+                    let args = [
+                        "count",
+                        &ns,
+                        "--method",
+                        method,
+                        "--threads",
+                        threads,
+                        "--depth",
+                        depth,
+                        "--json",
+                    ];
+                    assert_eq!(counts(&json(&args)), known(n), "{args:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn shards_merge_to_the_unsharded_count() {
+    let dir = tempfile::tempdir().unwrap();
+    for shards in [2, 3, 5] {
+        let mut files = Vec::new();
+        for index in 0..shards {
+            let shard = format!("{index}/{shards}");
+            let output = nqueens(&["count", "13", "--shard", &shard, "--json", "--threads", "2"]);
+            assert!(output.status.success(), "{}", stderr(&output));
+            let file = dir.path().join(format!("{index}-of-{shards}.json"));
+            std::fs::write(&file, &output.stdout).unwrap();
+            files.push(file.to_str().unwrap().to_owned());
+        }
+        let mut args = vec!["merge", "--json"];
+        args.extend(files.iter().map(String::as_str));
+        assert_eq!(counts(&json(&args)), known(13), "{shards} shards");
+    }
+}
+
+#[test]
+fn merge_names_a_missing_duplicated_or_foreign_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, args: &[&str]| {
+        let output = nqueens(args);
+        let path = dir.path().join(name);
+        std::fs::write(&path, &output.stdout).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let a = write("a.json", &["count", "11", "--shard", "0/3", "--json"]);
+    let b = write("b.json", &["count", "11", "--shard", "1/3", "--json"]);
+    let c = write("c.json", &["count", "11", "--shard", "2/3", "--json"]);
+    let foreign = write("d.json", &["count", "12", "--shard", "2/3", "--json"]);
+    let cases: &[(Vec<&str>, &str)] = &[
+        (vec!["merge", &a, &b], "shard 2/3 is missing"),
+        (vec!["merge", &a, &b, &b, &c], "shard 1/3 is given twice"),
+        (vec!["merge", &a, &b, &foreign], "d.json is from a different run: n is 12"),
+        (vec!["merge", "no-such-file.json"], "cannot read no-such-file.json"),
+    ];
+    for (args, expected) in cases {
+        let output = nqueens(args);
+        assert!(!output.status.success(), "{args:?}");
+        assert!(stderr(&output).contains(expected), "{args:?}: {}", stderr(&output));
+    }
+    assert_eq!(counts(&json(&["merge", "--json", &c, &a, &b])), known(11));
+}
+
+/// Starts a count of N = 16 that saves a checkpoint every 0.1 s, and waits until the
+/// checkpoint records some finished work.
+fn start_checkpointed(path: &Path) -> std::process::Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
+        .args(["count", "16", "--method", "half", "--threads", "1", "--depth", "4", "--json"])
+        .args(["--checkpoint", path.to_str().unwrap(), "--checkpoint-every", "0.1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !path.exists() {
+        assert!(Instant::now() < deadline, "no checkpoint appeared");
+        sleep(Duration::from_millis(20));
+    }
+    sleep(Duration::from_millis(300));
+    child
+}
+
+fn checkpoint_body(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_json::from_str::<Value>(&text).unwrap()["body"].clone()
+}
+
+#[test]
+fn a_killed_run_resumes_to_the_exact_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("n16.ckpt");
+    let mut child = start_checkpointed(&path);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let saved = checkpoint_body(&path);
+    assert_eq!(saved["complete"], false);
+    assert!(!saved["finished"].as_array().unwrap().is_empty());
+
+    let args = ["count", "16", "--method", "half", "--threads", "2", "--depth", "4", "--json"];
+    let resumed = json(&[&args[..], &["--checkpoint", path.to_str().unwrap()]].concat());
+    assert_eq!(counts(&resumed), known(16));
+    assert_eq!(checkpoint_body(&path)["complete"], true);
+}
+
+#[test]
+fn sigint_stops_with_status_130_and_a_usable_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("n16.ckpt");
+    let child = start_checkpointed(&path);
+    let pid = child.id().to_string();
+    let sent = Instant::now();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let output = child.wait_with_output().unwrap();
+    assert!(sent.elapsed() < Duration::from_secs(5), "took {:?} to stop", sent.elapsed());
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(stderr(&output).contains("run the same command again to resume"));
+    assert_eq!(checkpoint_body(&path)["complete"], false);
+
+    let args = ["count", "16", "--method", "half", "--threads", "1", "--depth", "4", "--json"];
+    let resumed = json(&[&args[..], &["--checkpoint", path.to_str().unwrap()]].concat());
+    assert_eq!(counts(&resumed), known(16));
+}
+
+#[test]
+fn checkpoints_of_other_runs_and_damaged_ones_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.ckpt");
+    let file = path.to_str().unwrap();
+    json(&["count", "10", "--checkpoint", file, "--json"]);
+
+    let output = nqueens(&["count", "11", "--checkpoint", file]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("belongs to a different run: n is '10' there but '11' here"),
+        "{}",
+        stderr(&output)
+    );
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    let damaged = &text[..text.len() - 10];
+    std::fs::write(&path, damaged).unwrap();
+    let output = nqueens(&["count", "10", "--checkpoint", file]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("is damaged"), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), damaged, "the damaged file was changed");
+}
+
+#[test]
+fn a_completed_checkpoint_gives_the_result_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.ckpt");
+    let file = file.to_str().unwrap();
+    let first = json(&["count", "12", "--checkpoint", file, "--json"]);
+    let again = json(&["count", "12", "--checkpoint", file, "--json"]);
+    assert_eq!(counts(&first), known(12));
+    assert_eq!(counts(&again), known(12));
+}
+
+#[test]
+fn progress_log_writes_lines_to_stderr_only() {
+    let output = nqueens(&["count", "12", "--progress", "log", "--json"]);
+    assert!(output.status.success());
+    assert!(stderr(&output).contains("tasks (100.0%)"), "{}", stderr(&output));
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(counts(&value), known(12));
+}
