@@ -313,33 +313,43 @@ impl<M: Mask, R: Rules<M>> Search<M, R> {
     }
 
     /// Counts the completions below `row`, entered with `masks`, which must not be the
-    /// last row. Each call places up to three rows, and the last row is a single mask test,
-    /// not a call: calls and returns are what a search this branchy spends its time on.
-    fn descend<const NODES: bool>(&mut self, row: usize, masks: (M, M, M)) {
-        let to_go = self.last - row;
-        if to_go == 1 {
+    /// last row. The last row is a single mask test, not a call. `L` is the depth below the
+    /// task's prefix as a type, so each depth is its own copy of the loop with its own
+    /// branch-predictor history: the branches of a shallow row and a deep row behave
+    /// differently, and sharing one copy confuses the predictor.
+    fn descend<const NODES: bool, L: Level>(&mut self, row: usize, masks: (M, M, M)) {
+        if row + 1 == self.last {
             self.each_child::<NODES>(row, masks, |s, below| s.score_last::<NODES>(below));
-        } else if to_go == 2 {
-            self.each_child::<NODES>(row, masks, |s, below| {
-                s.each_child::<NODES>(row + 1, below, |s, below| s.score_last::<NODES>(below))
-            });
-        } else if to_go == 3 {
-            self.each_child::<NODES>(row, masks, |s, below| {
-                s.each_child::<NODES>(row + 1, below, |s, below| {
-                    s.each_child::<NODES>(row + 2, below, |s, below| s.score_last::<NODES>(below))
-                })
-            });
         } else {
             self.each_child::<NODES>(row, masks, |s, below| {
-                s.each_child::<NODES>(row + 1, below, |s, below| {
-                    s.each_child::<NODES>(row + 2, below, |s, below| {
-                        s.descend::<NODES>(row + 3, below)
-                    })
-                })
+                s.descend::<NODES, L::Next>(row + 1, below)
             });
         }
     }
 }
+
+/// A search depth as a type (see [`Search::descend`]).
+trait Level {
+    type Next: Level;
+}
+
+macro_rules! levels {
+    ($($level:ident => $next:ident),* $(,)?) => {$(
+        enum $level {}
+        impl Level for $level {
+            type Next = $next;
+        }
+    )*};
+}
+
+// Depths past the last named one share one copy; by then the search is near its leaves
+// for every board size that finishes in reasonable time.
+levels!(
+    D0 => D1, D1 => D2, D2 => D3, D3 => D4, D4 => D5, D5 => D6, D6 => D7, D7 => D8,
+    D8 => D9, D9 => D10, D10 => D11, D11 => D12, D12 => D13, D13 => D14, D14 => D15,
+    D15 => D16, D16 => D17, D17 => D18, D18 => D19, D19 => D20, D20 => D21, D21 => D22,
+    D22 => D23, D23 => Deeper, Deeper => Deeper,
+);
 
 /// A depth-first walk below one prefix.
 pub(crate) struct Walker<'r, M, R> {
@@ -385,7 +395,7 @@ impl<'r, M: Mask, R: Rules<M>> Walker<'r, M, R> {
             return tally;
         }
         let mut search = Search { rules: rules.clone(), full, last, board, tally };
-        search.descend::<NODES>(start, (left, down, right));
+        search.descend::<NODES, D0>(start, (left, down, right));
         search.tally
     }
 
