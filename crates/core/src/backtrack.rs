@@ -270,6 +270,23 @@ fn score<M: Mask, R: Rules<M>, const NODES: bool>(
     }
 }
 
+/// Defines a depth-first descent method named `$name` that recurses into itself, so that
+/// the same body can be compiled twice, with and without extra CPU features.
+macro_rules! descend {
+    ($(#[$attr:meta])* $name:ident) => {
+        $(#[$attr])*
+        fn $name<const NODES: bool, L: Level>(&mut self, row: usize, masks: (M, M, M)) {
+            if row + 1 == self.last {
+                self.close_pair::<NODES>(row, masks);
+            } else {
+                self.each_child::<NODES>(row, masks, |s, below| {
+                    s.$name::<NODES, L::Next>(row + 1, below)
+                });
+            }
+        }
+    };
+}
+
 /// The state of one depth-first search, kept apart from the walker so that the hot
 /// recursion reads plain fields and a fixed-size board.
 struct Search<M, R> {
@@ -305,30 +322,78 @@ impl<M: Mask, R: Rules<M>> Search<M, R> {
         }
     }
 
-    /// Scores the board whose last row is entered with `masks`.
+    /// Scores the last two rows without a loop over candidates. Two
+    /// columns are left for them; each row can take either, and the last row the other one
+    /// if the diagonals allow. The branch-free arithmetic replaces the most mispredicted
+    /// loop of the search, the one over the second-to-last row's candidates.
     #[inline(always)]
-    fn score_last<const NODES: bool>(&mut self, (left, down, right): (M, M, M)) {
-        let last = self.full & !(left | down | right);
-        score::<M, R, NODES>(&self.rules, &mut self.board, self.last + 1, last, &mut self.tally);
+    fn close_pair<const NODES: bool>(&mut self, row: usize, (left, down, right): (M, M, M)) {
+        let free = self.full & !(left | down | right);
+        let candidates = self.rules.allowed(row, free, down);
+        let open = self.full & !down;
+        let first = open.lowest();
+        let second = open ^ first;
+        for (mine, other) in [(first, second), (second, first)] {
+            let placed = candidates & mine;
+            let attacked = ((left | placed) << 1) | ((right | placed) >> 1);
+            let last = if placed.is_empty() { M::ZERO } else { other & !attacked };
+            if NODES {
+                self.tally.nodes += u64::from(!placed.is_empty());
+            }
+            if R::READS_BOARD {
+                self.board[row] = mine;
+            }
+            score::<M, R, NODES>(
+                &self.rules,
+                &mut self.board,
+                self.last + 1,
+                last,
+                &mut self.tally,
+            );
+        }
     }
 
-    /// Counts the completions below `row`, entered with `masks`, which must not be the
-    /// last row. The last row is a single mask test, not a call. `L` is the depth below the
-    /// task's prefix as a type, so each depth is its own copy of the loop with its own
-    /// branch-predictor history: the branches of a shallow row and a deep row behave
-    /// differently, and sharing one copy confuses the predictor.
-    fn descend<const NODES: bool, L: Level>(&mut self, row: usize, masks: (M, M, M)) {
-        if row + 1 == self.last {
-            self.each_child::<NODES>(row, masks, |s, below| s.score_last::<NODES>(below));
-        } else {
-            self.each_child::<NODES>(row, masks, |s, below| {
-                s.descend::<NODES, L::Next>(row + 1, below)
-            });
+    descend! {
+        /// Counts the completions below `row`, entered with `masks`, which must not be the
+        /// last row; the last two rows are closed by [`Search::close_pair`], not by calls.
+        /// `L` is the depth below the task's prefix as a type, so each depth is its own
+        /// copy of the loop with its own branch-predictor history: the branches of a
+        /// shallow row and a deep row behave differently, and one shared copy confuses
+        /// the predictor.
+        descend
+    }
+
+    descend! {
+        /// [`Search::descend`] compiled for processors with BMI1, BMI2, POPCNT and LZCNT
+        /// (`x & -x`, `x & (x - 1)` and `!a & b` become one instruction each). The default
+        /// build targets any x86-64, so the walker picks this copy at run time when it can.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "bmi1,bmi2,popcnt,lzcnt")]
+        descend_bmi
+    }
+
+    fn run<const NODES: bool>(&mut self, row: usize, masks: (M, M, M)) {
+        #[cfg(target_arch = "x86_64")]
+        if has_bmi() {
+            // SAFETY: the processor has every feature `descend_bmi` is compiled for.
+            unsafe { self.descend_bmi::<NODES, D0>(row, masks) };
+            return;
         }
+        self.descend::<NODES, D0>(row, masks);
     }
 }
 
-/// A search depth as a type (see [`Search::descend`]).
+/// Whether this processor runs [`Search::descend_bmi`]; the standard library caches the
+/// answer, so asking once per task costs nothing.
+#[cfg(target_arch = "x86_64")]
+fn has_bmi() -> bool {
+    std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("lzcnt")
+}
+
+/// A search depth as a type (see `Search::descend`).
 trait Level {
     type Next: Level;
 }
@@ -395,7 +460,7 @@ impl<'r, M: Mask, R: Rules<M>> Walker<'r, M, R> {
             return tally;
         }
         let mut search = Search { rules: rules.clone(), full, last, board, tally };
-        search.descend::<NODES, D0>(start, (left, down, right));
+        search.run::<NODES>(start, (left, down, right));
         search.tally
     }
 
