@@ -1,17 +1,31 @@
-//! Project automation: `cargo xtask <command>`.
+//! Project automation: `cargo xtask <command>`. One command per file.
 
+mod bench;
+mod host;
+mod measure;
 mod scaling;
+mod tables;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 const HELP: &str = "\
 cargo xtask <command>
 
 Commands:
-  scaling [--n 17] [--method eightfold] [--threads 1,2] [--runs 5]
-          time one count at each thread count, alternating runs; print medians,
-          speedup and efficiency against the first thread count
+  bench   [--n 8..=17] [--methods eightfold,half,plain] [--threads 1,2] [--runs 5]
+          [--warmup 1] [--out results/bench.json]
+          build the release binary, time every combination, check the counts against
+          testdata/known-counts.json, and write one JSON file
+  scaling [--n 17] [--methods eightfold] [--threads 1..=NCPU] [--runs 5]
+          speedup and efficiency against the first thread count, alternating runs;
+          writes results/scaling.json and results/scaling.svg
+  tables  [--check]
+          regenerate the tables in README.md and results/README.md from results/*.json;
+          --check fails if they are stale instead
   help    print this text
 ";
 
@@ -20,50 +34,117 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("xtask: {message}");
-            ExitCode::from(2)
+            ExitCode::FAILURE
         }
     }
 }
 
 fn run(args: Vec<String>) -> Result<(), String> {
-    let Some((command, flags)) = args.split_first() else {
+    let Some((command, rest)) = args.split_first() else {
         print!("{HELP}");
         return Ok(());
     };
+    let mut flags = Flags::parse(rest)?;
     match command.as_str() {
         "help" | "--help" | "-h" => {
+            flags.finish()?;
             print!("{HELP}");
             Ok(())
         }
-        "scaling" => {
-            let mut scaling = scaling::Scaling {
-                n: 17,
-                method: "eightfold".into(),
-                threads: vec![1, 2],
-                runs: 5,
+        "bench" => {
+            let bench = bench::Bench {
+                ns: flags.list("--n", "8..=17")?,
+                methods: flags.words("--methods", "eightfold,half,plain"),
+                threads: flags.list("--threads", "1,2")?,
+                runs: flags.number("--runs", 5)?.max(1),
+                warmup: flags.number("--warmup", 1)?,
+                out: flags
+                    .take("--out")
+                    .map_or_else(|| project_root().join("results/bench.json"), PathBuf::from),
             };
-            for pair in flags.chunks(2) {
-                let [flag, value] = pair else {
-                    return Err(format!("{} needs a value", pair[0]));
-                };
-                let number =
-                    |v: &str| v.parse::<usize>().map_err(|_| format!("{flag}: not a number: {v}"));
-                match flag.as_str() {
-                    "--n" => scaling.n = number(value)?,
-                    "--method" => scaling.method = value.clone(),
-                    "--runs" => scaling.runs = number(value)?.max(1),
-                    "--threads" => {
-                        scaling.threads = value.split(',').map(number).collect::<Result<_, _>>()?;
-                    }
-                    other => return Err(format!("unknown flag {other} (try `cargo xtask help`)")),
-                }
-            }
-            if scaling.threads.is_empty() || scaling.threads.contains(&0) {
-                return Err("--threads needs positive thread counts".into());
-            }
+            flags.finish()?;
+            bench.run()
+        }
+        "scaling" => {
+            let scaling = scaling::Scaling {
+                n: flags.number("--n", 17)?,
+                methods: flags.words("--methods", "eightfold"),
+                threads: flags.list("--threads", &format!("1..={}", num_cpus::get()))?,
+                runs: flags.number("--runs", 5)?.max(1),
+            };
+            flags.finish()?;
             scaling.run()
         }
+        "tables" => {
+            let check = flags.switch("--check");
+            flags.finish()?;
+            tables::run(check)
+        }
         other => Err(format!("unknown command '{other}' (try `cargo xtask help`)")),
+    }
+}
+
+/// `--flag value` pairs and bare `--switch`es.
+struct Flags(Vec<(String, Option<String>)>);
+
+impl Flags {
+    fn parse(args: &[String]) -> Result<Flags, String> {
+        let mut flags = Vec::new();
+        let mut args = args.iter().peekable();
+        while let Some(flag) = args.next() {
+            if !flag.starts_with("--") {
+                return Err(format!("unexpected argument '{flag}'"));
+            }
+            let value = args.next_if(|v| !v.starts_with("--")).cloned();
+            flags.push((flag.clone(), value));
+        }
+        Ok(Flags(flags))
+    }
+
+    fn take(&mut self, name: &str) -> Option<String> {
+        let index = self.0.iter().position(|(flag, _)| flag == name)?;
+        self.0.remove(index).1
+    }
+
+    fn switch(&mut self, name: &str) -> bool {
+        let index = self.0.iter().position(|(flag, value)| flag == name && value.is_none());
+        index.map(|i| self.0.remove(i)).is_some()
+    }
+
+    fn words(&mut self, name: &str, default: &str) -> Vec<String> {
+        self.take(name).as_deref().unwrap_or(default).split(',').map(str::to_owned).collect()
+    }
+
+    fn number(&mut self, name: &str, default: usize) -> Result<usize, String> {
+        self.take(name)
+            .map_or(Ok(default), |v| v.parse().map_err(|_| format!("{name}: not a number: {v}")))
+    }
+
+    /// A list written `a,b,c`, `a..=b` or `a..b`.
+    fn list(&mut self, name: &str, default: &str) -> Result<Vec<usize>, String> {
+        let text = self.take(name).unwrap_or_else(|| default.to_owned());
+        let bad =
+            || format!("{name}: expected a list like 1,2,4 or a range like 8..=17, got '{text}'");
+        let number = |s: &str| s.trim().parse::<usize>().map_err(|_| bad());
+        let values: Vec<usize> = if let Some((a, b)) = text.split_once("..=") {
+            (number(a)?..=number(b)?).collect()
+        } else if let Some((a, b)) = text.split_once("..") {
+            (number(a)?..number(b)?).collect()
+        } else {
+            text.split(',').map(number).collect::<Result<_, _>>()?
+        };
+        if values.is_empty() || values.contains(&0) {
+            return Err(bad());
+        }
+        Ok(values)
+    }
+
+    /// Fails on flags no command asked for.
+    fn finish(self) -> Result<(), String> {
+        match self.0.first() {
+            Some((flag, _)) => Err(format!("unknown flag {flag} (try `cargo xtask help`)")),
+            None => Ok(()),
+        }
     }
 }
 
@@ -73,4 +154,15 @@ fn project_root() -> PathBuf {
         .parent()
         .expect("xtask is inside the workspace")
         .to_owned()
+}
+
+fn write_json(path: &Path, value: &impl Serialize) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

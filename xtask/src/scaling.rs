@@ -1,61 +1,156 @@
-//! `cargo xtask scaling`: wall time of one count at 1..=T threads, alternating runs so that
-//! machine drift hits every thread count alike, with medians and speedup over 1 thread.
+//! `cargo xtask scaling`: speedup and efficiency over thread counts, as JSON and an SVG chart.
 
-use std::process::Command;
-use std::time::Instant;
+use std::path::Path;
+
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::host::{Build, Host, timestamp};
+use crate::measure::{self, Stats};
 
 pub(crate) struct Scaling {
     pub(crate) n: usize,
-    pub(crate) method: String,
+    pub(crate) methods: Vec<String>,
     pub(crate) threads: Vec<usize>,
     pub(crate) runs: usize,
 }
 
+/// A scaling run: one point per method and thread count.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct ScalingRun {
+    pub(crate) schema_version: u32,
+    pub(crate) n: usize,
+    pub(crate) runs: usize,
+    pub(crate) timestamp: u64,
+    pub(crate) timestamp_utc: String,
+    pub(crate) build: Build,
+    pub(crate) host: Host,
+    pub(crate) points: Vec<Point>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Point {
+    pub(crate) method: String,
+    pub(crate) threads: usize,
+    pub(crate) wall_s: Vec<f64>,
+    pub(crate) wall: Stats,
+    /// Median wall time at the first thread count over this one's.
+    pub(crate) speedup: f64,
+    /// Speedup per thread, against the first thread count.
+    pub(crate) efficiency: f64,
+}
+
 impl Scaling {
     pub(crate) fn run(&self) -> Result<(), String> {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--release", "--package", "nqueens-cli"])
-            .status()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-        if !status.success() {
-            return Err("cargo build --release failed".into());
-        }
-        let binary = crate::project_root().join("target/release/nqueens");
-        let mut times = vec![Vec::new(); self.threads.len()];
-        for _ in 0..self.runs {
-            for (slot, threads) in self.threads.iter().enumerate() {
-                let started = Instant::now();
-                let output = Command::new(&binary)
-                    .args(["count", &self.n.to_string(), "--method", &self.method])
-                    .args(["--threads", &threads.to_string(), "--progress", "never"])
-                    .output()
-                    .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
-                if !output.status.success() {
-                    return Err(format!(
-                        "nqueens failed: {}",
-                        String::from_utf8_lossy(&output.stderr)
-                    ));
+        let binary = measure::build_release()?;
+        let mut points = Vec::new();
+        for method in &self.methods {
+            // Alternate thread counts run by run, so that drift of the machine hits all alike.
+            let mut times = vec![Vec::new(); self.threads.len()];
+            for run in 0..self.runs {
+                for (slot, &threads) in self.threads.iter().enumerate() {
+                    eprintln!(
+                        "xtask: N={} {method} threads={threads} run {}/{}",
+                        self.n,
+                        run + 1,
+                        self.runs
+                    );
+                    times[slot].push(measure::count(&binary, self.n, method, threads)?.wall_s);
                 }
-                times[slot].push(started.elapsed().as_secs_f64());
+            }
+            let base = Stats::of(&times[0]).median;
+            for (&threads, wall_s) in self.threads.iter().zip(times) {
+                let wall = Stats::of(&wall_s);
+                let speedup = base / wall.median;
+                let efficiency = speedup * self.threads[0] as f64 / threads as f64;
+                println!(
+                    "N={} {method} threads {threads:>2}: {:8.3} s  speedup {speedup:5.3}  efficiency {efficiency:5.3}",
+                    self.n, wall.median
+                );
+                points.push(Point {
+                    method: method.clone(),
+                    threads,
+                    wall_s,
+                    wall,
+                    speedup,
+                    efficiency,
+                });
             }
         }
-        println!("N={} method={} runs={} (median wall seconds)", self.n, self.method, self.runs);
-        let base = median(&mut times[0].clone());
-        for (threads, runs) in self.threads.iter().zip(&mut times) {
-            let all: Vec<String> = runs.iter().map(|t| format!("{t:.3}")).collect();
-            let median = median(runs);
-            let speedup = base / median;
-            let efficiency = speedup / *threads as f64 * self.threads[0] as f64;
-            println!(
-                "threads {threads:>2}: {median:8.3} s  speedup {speedup:5.3}  efficiency {efficiency:5.3}  runs [{}]",
-                all.join(", ")
-            );
-        }
+        let (timestamp, timestamp_utc) = timestamp();
+        let run = ScalingRun {
+            schema_version: crate::bench::SCHEMA_VERSION,
+            n: self.n,
+            runs: self.runs,
+            timestamp,
+            timestamp_utc,
+            build: Build::this(),
+            host: Host::this(),
+            points,
+        };
+        let results = crate::project_root().join("results");
+        crate::write_json(&results.join("scaling.json"), &run)?;
+        draw(&run, &results.join("scaling.svg"))?;
+        println!("wrote results/scaling.json and results/scaling.svg");
         Ok(())
     }
 }
 
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+/// Speedup against threads for each method, with the ideal line.
+pub(crate) fn draw(run: &ScalingRun, path: &Path) -> Result<(), String> {
+    let max_threads = run.points.iter().map(|p| p.threads).max().unwrap_or(1).max(2) as f64;
+    let root = SVGBackend::new(path, (640, 420)).into_drawing_area();
+    let error = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+    root.fill(&WHITE).map_err(|e| error(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("nqueens count {}: speedup over 1 thread", run.n), ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(1f64..max_threads, 0f64..max_threads)
+        .map_err(|e| error(&e))?;
+    chart.configure_mesh().x_desc("threads").y_desc("speedup").draw().map_err(|e| error(&e))?;
+    chart
+        .draw_series(LineSeries::new(
+            [(1.0, 1.0), (max_threads, max_threads)],
+            BLACK.stroke_width(1),
+        ))
+        .map_err(|e| error(&e))?
+        .label("ideal")
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK));
+    let palette = [BLUE, RED, GREEN, MAGENTA];
+    let methods: Vec<&String> = {
+        let mut seen: Vec<&String> = Vec::new();
+        for point in &run.points {
+            if !seen.contains(&&point.method) {
+                seen.push(&point.method);
+            }
+        }
+        seen
+    };
+    for (method, color) in methods.into_iter().zip(palette.iter().cycle()) {
+        let series: Vec<(f64, f64)> = run
+            .points
+            .iter()
+            .filter(|p| &p.method == method)
+            .map(|p| (p.threads as f64, p.speedup))
+            .collect();
+        let color = *color;
+        chart
+            .draw_series(LineSeries::new(series.clone(), color.stroke_width(2)))
+            .map_err(|e| error(&e))?
+            .label(method.as_str())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+        chart
+            .draw_series(series.into_iter().map(|p| Circle::new(p, 4, color.filled())))
+            .map_err(|e| error(&e))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE)
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|e| error(&e))?;
+    root.present().map_err(|e| error(&e))
 }

@@ -1,0 +1,131 @@
+//! Where and with what a benchmark ran: the machine, the toolchain and the source.
+
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+/// The machine a sweep ran on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Host {
+    pub(crate) os: String,
+    pub(crate) kernel: String,
+    pub(crate) cpu_model: String,
+    pub(crate) logical_cpus: usize,
+    pub(crate) physical_cores: usize,
+    pub(crate) memory_bytes: u64,
+}
+
+/// The toolchain and source a sweep was built from.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Build {
+    pub(crate) git_commit: String,
+    /// Whether the work tree had uncommitted changes to tracked files.
+    pub(crate) git_dirty: bool,
+    pub(crate) rustc: String,
+    pub(crate) profile: String,
+    pub(crate) rustflags: String,
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_default().trim().to_owned()
+}
+
+fn command(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .current_dir(crate::project_root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
+}
+
+impl Host {
+    pub(crate) fn this() -> Host {
+        let cpuinfo = read("/proc/cpuinfo");
+        let cpu_model = cpuinfo
+            .lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split_once(':'))
+            .map_or_else(
+                || std::env::consts::ARCH.to_owned(),
+                |(_, model)| model.trim().to_owned(),
+            );
+        let memory_kib: u64 = read("/proc/meminfo")
+            .lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kib| kib.parse().ok())
+            .unwrap_or(0);
+        let os_name = read("/etc/os-release")
+            .lines()
+            .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+            .map(|name| name.trim_matches('"').to_owned())
+            .unwrap_or_else(|| std::env::consts::OS.to_owned());
+        Host {
+            os: os_name,
+            kernel: format!(
+                "{} {}",
+                read("/proc/sys/kernel/ostype"),
+                read("/proc/sys/kernel/osrelease")
+            ),
+            cpu_model,
+            logical_cpus: num_cpus::get(),
+            physical_cores: num_cpus::get_physical(),
+            memory_bytes: memory_kib * 1024,
+        }
+    }
+
+    /// One line for table captions.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "{}, {} logical CPUs ({} physical cores), {:.0} GiB, {}; {}",
+            self.cpu_model,
+            self.logical_cpus,
+            self.physical_cores,
+            self.memory_bytes as f64 / (1u64 << 30) as f64,
+            self.kernel,
+            self.os
+        )
+    }
+}
+
+impl Build {
+    pub(crate) fn this() -> Build {
+        Build {
+            git_commit: command("git", &["rev-parse", "HEAD"]),
+            git_dirty: !command("git", &["status", "--porcelain", "--untracked-files=no"])
+                .is_empty(),
+            rustc: command("rustc", &["-vV"]),
+            profile: "release".to_owned(),
+            rustflags: std::env::var("RUSTFLAGS").unwrap_or_default(),
+        }
+    }
+}
+
+/// Seconds since the Unix epoch and the same instant as an RFC 3339 UTC timestamp.
+pub(crate) fn timestamp() -> (u64, String) {
+    let seconds = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = (seconds / 86_400) as i64;
+    let time = seconds % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    let text = format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        time / 3600,
+        time / 60 % 60,
+        time % 60
+    );
+    (seconds, text)
+}
