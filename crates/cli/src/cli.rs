@@ -18,8 +18,14 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Count the solutions of an N x N board.
+    /// Count the solutions of an N x N board, or those holding some queens (--place).
     Count(CountArgs),
+    /// Print one solution of an N x N board: built directly, or found at random.
+    Solve(SolveArgs),
+    /// Print the solutions of an N x N board in lexicographic order.
+    List(ListArgs),
+    /// Say whether placements are solutions, and if not, which two queens attack each other.
+    Verify(VerifyArgs),
     /// Sum the JSON results of the shards of one run and print the count.
     Merge(MergeArgs),
 }
@@ -31,9 +37,16 @@ pub(crate) struct CountArgs {
     pub(crate) n: usize,
 
     /// How to search: eightfold (8-fold symmetry, fastest), half (mirror halving) or plain
-    /// (no symmetry). All are exact and report total and unique counts.
-    #[arg(long, default_value = "eightfold", value_name = "METHOD")]
-    pub(crate) method: Method,
+    /// (no symmetry). All are exact and report total and unique counts [default: eightfold,
+    /// and plain, the only one allowed, with --place].
+    #[arg(long, value_name = "METHOD")]
+    pub(crate) method: Option<Method>,
+
+    /// Count only the solutions holding these queens: row:column pairs counted from 1, in
+    /// any rows, comma-separated or given with --place again. A partial board has no
+    /// symmetry, so no unique count is reported.
+    #[arg(long, value_name = "R:C,...", value_delimiter = ',', value_parser = parse_queen)]
+    pub(crate) place: Vec<(usize, usize)>,
 
     /// Worker threads [default: the number of logical CPUs].
     #[arg(long, value_name = "T")]
@@ -66,6 +79,63 @@ pub(crate) struct CountArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct SolveArgs {
+    /// The board size: 1, or 4 up to 100000000 (10000000 with --random).
+    #[arg(value_name = "N")]
+    pub(crate) n: usize,
+
+    /// Draw the board with Q and . (up to N = 40, which fits an 80-column terminal).
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) board: bool,
+
+    /// Print {"n": N, "columns": [...]} instead of a line of columns.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// A random solution, found by a min-conflicts local search, instead of the constructed
+    /// one.
+    #[arg(long)]
+    pub(crate) random: bool,
+
+    /// The seed of --random: the same seed gives the same solution [default: from the
+    /// clock].
+    #[arg(long, value_name = "S", requires = "random")]
+    pub(crate) seed: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// The board size, 1 to 128.
+    #[arg(value_name = "N")]
+    pub(crate) n: usize,
+
+    /// Stop after K solutions.
+    #[arg(long, value_name = "K")]
+    pub(crate) limit: Option<u64>,
+
+    /// One solution per class under the board's 8 symmetries: the least of its images.
+    #[arg(long)]
+    pub(crate) unique: bool,
+
+    /// text: the column of each row, from 1; board: each drawn with Q and . (up to N = 40);
+    /// json: one {"n", "columns"} object per line.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
+
+    /// Worker threads [default: the number of logical CPUs].
+    #[arg(long, value_name = "T")]
+    pub(crate) threads: Option<NonZeroUsize>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct VerifyArgs {
+    /// The column of each row's queen, counted from 1, separated by spaces or commas;
+    /// without them, one placement per line is read from standard input.
+    #[arg(value_name = "COLUMNS")]
+    pub(crate) columns: Vec<String>,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct MergeArgs {
     /// The shard results, as printed by `nqueens count --shard I/M --json`.
     #[arg(required = true, value_name = "FILE")]
@@ -76,12 +146,35 @@ pub(crate) struct MergeArgs {
     pub(crate) json: bool,
 }
 
+/// How a solution is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    Text,
+    Board,
+    Json,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ProgressMode {
     Auto,
     Bar,
     Log,
     Never,
+}
+
+/// One queen of `--place`, `R:C` counted from 1, as a 0-based `(row, column)`.
+fn parse_queen(text: &str) -> Result<(usize, usize), String> {
+    let (row, column) = text
+        .split_once(':')
+        .ok_or_else(|| "expected R:C, a row and a column counted from 1".to_owned())?;
+    let number = |part: &str| {
+        part.trim()
+            .parse::<usize>()
+            .ok()
+            .and_then(|value| value.checked_sub(1))
+            .ok_or_else(|| format!("'{part}' is not a row or column (they count from 1)"))
+    };
+    Ok((number(row)?, number(column)?))
 }
 
 /// The clap command, for tests and for help generation.
@@ -94,5 +187,14 @@ mod tests {
     #[test]
     fn verify_app() {
         super::build_command().debug_assert();
+    }
+
+    #[test]
+    fn queens_are_read_from_one() {
+        assert_eq!(super::parse_queen("1:8"), Ok((0, 7)));
+        assert_eq!(super::parse_queen(" 3 : 2 "), Ok((2, 1)));
+        for bad in ["0:1", "1:0", "12", "a:1", "1:", "-1:2"] {
+            assert!(super::parse_queen(bad).is_err(), "{bad}");
+        }
     }
 }

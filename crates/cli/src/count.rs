@@ -7,12 +7,12 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use nqueens_core::{Counts, ENGINE_VERSION, Problem, Task};
+use nqueens_core::{Counts, ENGINE_VERSION, Method, Placement, Problem, Task};
 use nqueens_scheduler::{Finish, Identity, Runner, Shard, fnv1a};
 
 use crate::cli::CountArgs;
 use crate::progress::Display;
-use crate::report::{CountReport, ShardInfo};
+use crate::report::{CountReport, ShardInfo, one_based};
 
 /// Tasks per worker thread the automatic split aims for: enough that a slow task near the
 /// end does not leave the other threads idle for long.
@@ -27,7 +27,11 @@ const SHARD_THREADS: usize = 16;
 pub(crate) const STOPPED: u8 = 130;
 
 pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
-    let problem = Problem::new(args.n, args.method)?;
+    let problem = if args.place.is_empty() {
+        Problem::new(args.n, args.method.unwrap_or(Method::Eightfold))?
+    } else {
+        Problem::new(args.n, args.method.unwrap_or(Method::Plain))?.with_placement(&args.place)?
+    };
     let threads = match args.threads {
         Some(threads) => threads.get(),
         None => std::thread::available_parallelism().map_or(1, |t| t.get()),
@@ -42,7 +46,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     };
     let tasks = problem.tasks(depth)?;
     let task_count = tasks.len();
-    let task_digest = digest(&tasks);
+    let task_digest = digest(&tasks, problem.placement());
     if !(args.checkpoint_every.is_finite() && args.checkpoint_every > 0.0) {
         bail!("--checkpoint-every must be a positive number of seconds");
     }
@@ -58,7 +62,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     .shard(shard)
     .stop_flag(stop);
     if let Some(path) = &args.checkpoint {
-        let identity = Identity::from([
+        let mut identity = Identity::from([
             ("n".to_owned(), problem.n().to_string()),
             ("method".to_owned(), problem.method().to_string()),
             ("depth".to_owned(), depth.to_string()),
@@ -66,6 +70,11 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
             ("engine_version".to_owned(), ENGINE_VERSION.to_owned()),
             ("task_digest".to_owned(), task_digest.clone()),
         ]);
+        // Only when there is one, so that checkpoints written before placements existed
+        // still resume.
+        if let Some(placement) = problem.placement() {
+            identity.insert("placement".to_owned(), placement.to_string());
+        }
         runner = runner.checkpoint(path, Duration::from_secs_f64(args.checkpoint_every), identity);
     }
 
@@ -85,10 +94,11 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(STOPPED));
     }
     let counts = report.result;
-    let unique = if shard == Shard::WHOLE { Some(problem.finish(&counts)?.unique) } else { None };
+    let unique = if shard == Shard::WHOLE { problem.finish(&counts)?.unique } else { None };
     CountReport {
         n: problem.n(),
         method: problem.method().to_string(),
+        placement: problem.placement().map(one_based),
         threads,
         depth,
         tasks: task_count,
@@ -114,12 +124,17 @@ fn resume_hint(checkpoint: Option<&Path>) -> String {
     }
 }
 
-/// A hash of every task's prefix, in order: equal digests mean equal task lists.
-fn digest(tasks: &[Task]) -> String {
+/// A hash of every task's prefix, in order, and of the placed queens: equal digests mean
+/// equal task lists. Shallow tasks of different placements can have the same prefixes,
+/// so the placement is hashed too; without one the digest is what it always was.
+fn digest(tasks: &[Task], placement: Option<&Placement>) -> String {
     let mut bytes = Vec::new();
     for task in tasks {
         bytes.push(task.prefix().len() as u8);
         bytes.extend_from_slice(task.prefix());
+    }
+    if let Some(placement) = placement {
+        bytes.extend_from_slice(format!("placement {placement}").as_bytes());
     }
     format!("{:016x}", fnv1a(&bytes))
 }

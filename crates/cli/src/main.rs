@@ -2,9 +2,13 @@
 
 mod cli;
 mod count;
+mod list;
 mod merge;
 mod progress;
 mod report;
+mod show;
+mod solve;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -12,8 +16,8 @@ use clap::{FromArgMatches, error::ErrorKind};
 
 use crate::cli::{Cli, Command};
 
-/// Exit status for a command line that could not be parsed or checked.
-const USAGE_ERROR: u8 = 2;
+/// Exit status for a command line, or input, that could not be parsed or checked.
+pub(crate) const USAGE_ERROR: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = match cli::build_command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
@@ -51,6 +55,9 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Count(args) => count::run(args),
+        Command::Solve(args) => solve::run(args),
+        Command::List(args) => list::run(args),
+        Command::Verify(args) => verify::run(args),
         Command::Merge(args) => merge::run(args),
     }
 }

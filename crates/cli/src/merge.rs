@@ -27,6 +27,7 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         let fields = [
             ("n", first.n.to_string(), shard.n.to_string()),
             ("method", first.method.clone(), shard.method.clone()),
+            ("placement", format!("{:?}", first.placement), format!("{:?}", shard.placement)),
             ("depth", first.depth.to_string(), shard.depth.to_string()),
             ("shard count", first_shard.count.to_string(), info.count.to_string()),
             ("task_digest", first.task_digest.clone(), shard.task_digest.clone()),
@@ -65,11 +66,14 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let counts =
         shards.iter().try_fold(Counts::default(), |sum, (_, shard)| sum.merge(&shard.counts))?;
     let method: Method = first.method.parse()?;
-    let problem = Problem::new(first.n, method)?;
+    let mut problem = Problem::new(first.n, method)?;
+    if let Some(queens) = first.queens()? {
+        problem = problem.with_placement(&queens)?;
+    }
     let outcome = problem.finish(&counts)?;
     CountReport {
         total: outcome.total,
-        unique: Some(outcome.unique),
+        unique: outcome.unique,
         threads: shards.iter().map(|(_, s)| s.threads).sum(),
         // Shards usually run side by side: the slowest one is the run's wall time.
         elapsed_s: shards.iter().map(|(_, s)| s.elapsed_s).fold(0.0, f64::max),

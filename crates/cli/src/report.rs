@@ -1,6 +1,7 @@
 //! What `count` and `merge` print, as text or JSON.
 
-use nqueens_core::Counts;
+use anyhow::bail;
+use nqueens_core::{Counts, Placement};
 use serde::{Deserialize, Serialize};
 
 /// One count, whole or one shard of it. A shard's `--json` output is what `merge` reads,
@@ -9,13 +10,17 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct CountReport {
     pub(crate) n: usize,
     pub(crate) method: String,
+    /// The queens placed in advance, as `[row, column]` counted from 1; absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) placement: Option<Vec<[usize; 2]>>,
     pub(crate) threads: usize,
     pub(crate) depth: usize,
     /// Tasks in the whole task list (all shards).
     pub(crate) tasks: usize,
     /// All solutions; for a shard, those of its tasks only.
     pub(crate) total: u128,
-    /// Solutions distinct under symmetry; `null` for a shard (it needs the whole run).
+    /// Solutions distinct under symmetry; `null` for a shard (it needs the whole run) and
+    /// for a partial board (it has no symmetry).
     pub(crate) unique: Option<u128>,
     pub(crate) elapsed_s: f64,
     pub(crate) engine_version: String,
@@ -25,6 +30,11 @@ pub(crate) struct CountReport {
     pub(crate) shard: Option<ShardInfo>,
     /// The merged per-class counts of the tasks run.
     pub(crate) counts: Counts,
+}
+
+/// The queens of a placement as `[row, column]` counted from 1, as reports write them.
+pub(crate) fn one_based(placement: &Placement) -> Vec<[usize; 2]> {
+    placement.queens().map(|(row, column)| [row + 1, column + 1]).collect()
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,13 +49,20 @@ impl CountReport {
             println!("{}", serde_json::to_string(self)?);
             return Ok(());
         }
+        let place = match &self.placement {
+            Some(queens) => {
+                let pairs: Vec<String> = queens.iter().map(|[r, c]| format!("{r}:{c}")).collect();
+                format!(" place={}", pairs.join(","))
+            }
+            None => String::new(),
+        };
         match (self.unique, self.shard) {
             (Some(unique), _) => println!(
-                "N={} total={} unique={} method={} threads={} elapsed={:.3}s",
+                "N={}{place} total={} unique={} method={} threads={} elapsed={:.3}s",
                 self.n, self.total, unique, self.method, self.threads, self.elapsed_s
             ),
             (None, Some(shard)) => println!(
-                "N={} shard={}/{} partial total={} method={} threads={} elapsed={:.3}s \
+                "N={}{place} shard={}/{} partial total={} method={} threads={} elapsed={:.3}s \
                  (combine the shards' --json output with nqueens merge)",
                 self.n,
                 shard.index,
@@ -55,8 +72,27 @@ impl CountReport {
                 self.threads,
                 self.elapsed_s
             ),
-            (None, None) => unreachable!("a whole run always has a unique count"),
+            (None, None) => println!(
+                "N={}{place} total={} method={} threads={} elapsed={:.3}s \
+                 (unique is not defined for a partial board)",
+                self.n, self.total, self.method, self.threads, self.elapsed_s
+            ),
         }
         Ok(())
+    }
+
+    /// The placed queens as 0-based `(row, column)` pairs, as the engine takes them.
+    pub(crate) fn queens(&self) -> anyhow::Result<Option<Vec<(usize, usize)>>> {
+        let Some(queens) = &self.placement else {
+            return Ok(None);
+        };
+        queens
+            .iter()
+            .map(|&[row, column]| match (row.checked_sub(1), column.checked_sub(1)) {
+                (Some(row), Some(column)) => Ok((row, column)),
+                _ => bail!("placement {row}:{column} does not count from 1"),
+            })
+            .collect::<anyhow::Result<Vec<_>>>()
+            .map(Some)
     }
 }

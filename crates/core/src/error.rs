@@ -1,5 +1,7 @@
 use std::fmt;
 
+use crate::{Conflict, Method};
+
 /// Why a count could not be set up or finished.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -28,6 +30,31 @@ pub enum Error {
         /// The task's prefix, as columns.
         prefix: Vec<u8>,
     },
+    /// Queens fixed in advance cannot stand together on the board.
+    Placement {
+        /// The board size.
+        n: usize,
+        /// The first queen off the board or the first pair that attack each other.
+        conflict: Conflict,
+    },
+    /// Queens were fixed in a count whose method uses the board's symmetry, which a
+    /// partial board does not have.
+    PlacementMethod {
+        /// The method asked for.
+        method: Method,
+    },
+    /// The board has no solution (N = 2 or 3), or no squares (N = 0).
+    NoSolution {
+        /// The board size.
+        n: usize,
+    },
+    /// The board is larger than a search that holds one number per row will take.
+    TooLarge {
+        /// The board size.
+        n: usize,
+        /// The largest size taken.
+        max: usize,
+    },
     /// A sum or product of counts left the range of `u128`.
     Overflow,
     /// Counts that must agree by a theorem did not; a bug, never a user error.
@@ -53,6 +80,19 @@ impl fmt::Display for Error {
             Error::ForeignTask { prefix } => {
                 write!(f, "task with prefix {prefix:?} does not belong to this problem")
             }
+            Error::Placement { n, conflict } => {
+                write!(f, "cannot place these queens on the {n} x {n} board: {conflict}")
+            }
+            Error::PlacementMethod { method } => write!(
+                f,
+                "a partial board has no symmetry, so queens placed in advance are counted with \
+                 the plain method, not {method}"
+            ),
+            Error::NoSolution { n: 0 } => f.write_str("N must be at least 1"),
+            Error::NoSolution { n } => {
+                write!(f, "there is no solution for N = {n}: queens fit only for N = 1 and N >= 4")
+            }
+            Error::TooLarge { n, max } => write!(f, "N must be at most {max}, got {n}"),
             Error::Overflow => f.write_str("a count overflowed 128 bits"),
             Error::Inconsistent(what) => write!(f, "internal inconsistency: {what}"),
         }

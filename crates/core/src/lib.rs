@@ -1,9 +1,9 @@
 /*!
-Exact N-Queens counting engines. This crate knows nothing of threads, files or terminals:
-it turns a [`Problem`] (board size and [`Method`]) into an ordered list of independent
-[`Task`]s, solves one task at a time into [`Counts`] that merge associatively, and turns the
-merged counts into an [`Outcome`]: the number of solutions (OEIS A000170) and the number of
-classes under the board's 8 symmetries (OEIS A002562).
+Exact N-Queens counting engines, and solutions themselves. This crate knows nothing of
+threads, files or terminals: it turns a [`Problem`] (board size and [`Method`]) into an
+ordered list of independent [`Task`]s, solves one task at a time into [`Counts`] that merge
+associatively, and turns the merged counts into an [`Outcome`]: the number of solutions
+(OEIS A000170) and the number of classes under the board's 8 symmetries (OEIS A002562).
 
 # Brief overview
 
@@ -15,7 +15,13 @@ classes under the board's 8 symmetries (OEIS A002562).
 * Unique counts for the methods that do not classify come from Burnside's lemma
   ([`unique_by_burnside`]), with the few rotation-symmetric solutions found by a tiny search.
 * [`Solution`] is a validated placement with the board's rotations and reflections, used to
-  check the engines against an independent brute force.
+  check the engines against an independent brute force; [`Conflict`] names the first two
+  queens of a placement that attack each other.
+* A [`Placement`] fixes queens in advance ([`Problem::with_placement`]): the plain search
+  then counts only the solutions that hold them.
+* [`Enumeration`] lists solutions in lexicographic order, all or one per class.
+* [`construct`] builds one solution of any size in O(N); [`random_solution`] finds a
+  random one by local search.
 
 # Example
 
@@ -23,7 +29,7 @@ classes under the board's 8 symmetries (OEIS A002562).
 use nqueens_core::{count, Method};
 
 let eight = count(8, Method::Eightfold)?;
-assert_eq!((eight.total, eight.unique), (92, 12));
+assert_eq!((eight.total, eight.unique), (92, Some(12)));
 
 // The same problem split into tasks, solved one by one and merged.
 let problem = nqueens_core::Problem::new(10, Method::Half)?;
@@ -32,28 +38,42 @@ for task in problem.tasks(3)? {
     counts = counts.merge(&problem.solve(&task, false)?)?;
 }
 assert_eq!(problem.finish(&counts)?.total, 724);
+
+// Solutions themselves, far beyond what can be counted.
+let big = nqueens_core::construct(1_000_000)?;
+assert_eq!(big.columns()[..4], [1, 3, 5, 7]);
+assert_eq!(nqueens_core::random_solution(1000, 42)?.n(), 1000);
 # Ok::<(), nqueens_core::Error>(())
 ```
 */
 
 #![deny(missing_docs)]
 
+pub use crate::construct::{MAX_CONSTRUCT_N, construct};
 pub use crate::counts::Counts;
+pub use crate::enumerate::Enumeration;
 pub use crate::error::Error;
 pub use crate::fixed::{count_rotation_fixed, unique_by_burnside};
 pub use crate::mask::{Mask, MaskWidth};
 pub use crate::method::{Method, UnknownMethod};
+pub use crate::placement::Placement;
+pub use crate::random::{MAX_RANDOM_N, random_solution};
 pub use crate::solution::{Conflict, Solution};
 
 mod backtrack;
+mod construct;
 mod counts;
+mod enumerate;
 mod error;
 mod fixed;
 mod mask;
 mod method;
+mod placement;
+mod random;
 mod solution;
 
 use crate::backtrack::{Corner, Rules, Side, Tally, Unrestricted, Walker};
+use crate::placement::Placed;
 
 /// The engine's version: results and checkpoints of different versions are not mixed.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -61,12 +81,14 @@ pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The largest board the masks can hold.
 pub const MAX_N: usize = 128;
 
-/// A board size and a method: what to count, and how.
+/// A board size and a method: what to count, and how; optionally, queens placed in
+/// advance that every counted solution must hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Problem {
     n: usize,
     method: Method,
     width: MaskWidth,
+    placement: Option<Placement>,
 }
 
 /// One independent piece of a count: the columns of the queens in the first rows. Tasks
@@ -87,10 +109,11 @@ impl Task {
 /// The answer to a count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outcome {
-    /// All solutions (OEIS A000170).
+    /// All solutions (OEIS A000170), or those holding the placed queens.
     pub total: u128,
-    /// Solutions distinct under rotations and reflections (OEIS A002562).
-    pub unique: u128,
+    /// Solutions distinct under rotations and reflections (OEIS A002562); `None` when
+    /// queens were placed in advance, since a partial board is not symmetric.
+    pub unique: Option<u128>,
 }
 
 /// How the search below a task's prefix is restricted and weighed.
@@ -102,6 +125,8 @@ enum Root {
     Corner { bound1: usize },
     /// Eightfold, first queen at `(0, bound1)`.
     Side { bound1: usize },
+    /// Every completion holding the placed queens counts once.
+    Placed { placement: Placement },
 }
 
 /// Runs `$body` with `$walker` bound to a walker over `$mask` under `$root`'s rules; the
@@ -123,6 +148,11 @@ macro_rules! with_walker {
                 let $walker = Walker::<$mask, _>::new($problem.n, &rules);
                 $body
             }
+            Root::Placed { placement } => {
+                let rules = Placed::<$mask>::new($problem.n, &placement);
+                let $walker = Walker::<$mask, _>::new($problem.n, &rules);
+                $body
+            }
         }
     };
 }
@@ -133,7 +163,18 @@ impl Problem {
         if !(1..=MAX_N).contains(&n) {
             return Err(Error::BoardSize { n });
         }
-        Ok(Problem { n, method, width: MaskWidth::for_board(n) })
+        Ok(Problem { n, method, width: MaskWidth::for_board(n), placement: None })
+    }
+
+    /// The same problem counting only the solutions that hold `queens`, given as 0-based
+    /// `(row, column)` pairs in any rows. A partial board has no symmetry to exploit, so
+    /// the method must be [`Method::Plain`] ([`Error::PlacementMethod`] otherwise); queens
+    /// off the board or attacking each other are refused with [`Error::Placement`].
+    pub fn with_placement(self, queens: &[(usize, usize)]) -> Result<Problem, Error> {
+        if self.method != Method::Plain {
+            return Err(Error::PlacementMethod { method: self.method });
+        }
+        Ok(Problem { placement: Some(Placement::new(self.n, queens)?), ..self })
     }
 
     /// The same problem on masks of the given width (wider masks are slower, never wrong).
@@ -157,6 +198,11 @@ impl Problem {
     /// The mask width the search runs on.
     pub fn width(&self) -> MaskWidth {
         self.width
+    }
+
+    /// The queens placed in advance, if any.
+    pub fn placement(&self) -> Option<&Placement> {
+        self.placement.as_ref()
     }
 
     /// The deepest split this board allows (every task leaves at least the last row open).
@@ -188,6 +234,13 @@ impl Problem {
         let foreign = || Error::ForeignTask { prefix: prefix.to_vec() };
         if prefix.len() > self.max_depth() || prefix.iter().any(|&c| usize::from(c) >= self.n) {
             return Err(foreign());
+        }
+        if let Some(placement) = self.placement {
+            return if placement.admits(prefix) {
+                Ok(Root::Placed { placement })
+            } else {
+                Err(foreign())
+            };
         }
         if self.method == Method::Plain || self.n == 1 {
             return Ok(Root::Weighted { weight: 1 });
@@ -252,6 +305,7 @@ impl Problem {
         let classes = tally.classes.map(wide);
         let total = match root {
             Root::Weighted { weight } => wide(tally.boards).checked_mul(weight),
+            Root::Placed { .. } => Some(wide(tally.boards)),
             Root::Corner { .. } | Root::Side { .. } => {
                 Some(2 * classes[0] + 4 * classes[1] + 8 * classes[2])
             }
@@ -262,10 +316,12 @@ impl Problem {
 
     /// The answer from the merged counts of every task.
     pub fn finish(&self, counts: &Counts) -> Result<Outcome, Error> {
-        let unique = if self.classifies() {
-            counts.class_count()?
+        let unique = if self.placement.is_some() {
+            None
+        } else if self.classifies() {
+            Some(counts.class_count()?)
         } else {
-            unique_by_burnside(self.n, counts.total)?
+            Some(unique_by_burnside(self.n, counts.total)?)
         };
         Ok(Outcome { total: counts.total, unique })
     }
@@ -276,6 +332,7 @@ where
     Unrestricted: Rules<M>,
     Corner<M>: Rules<M>,
     Side<M>: Rules<M>,
+    Placed<M>: Rules<M>,
 {
     with_walker!(problem, M, root, |w| if count_nodes {
         w.count::<true>(prefix)

@@ -10,8 +10,10 @@ pub struct Solution {
     columns: Vec<usize>,
 }
 
-/// The first reason, scanning rows from the top, that a placement is not a solution.
-/// Rows and columns are 0-based here; `Display` writes them 1-based, as users count.
+/// The first reason, scanning rows from the top, that a placement is not a solution, or,
+/// for queens placed in advance (see [`crate::Problem::with_placement`]), scanning them in
+/// the order given. Rows and columns are 0-based here; `Display` writes them 1-based, as
+/// users count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Conflict {
     /// No queens at all.
@@ -23,18 +25,26 @@ pub enum Conflict {
         /// Its column.
         column: usize,
     },
+    /// Two queens share a row; only queens placed in advance can, a solution's columns
+    /// being one per row.
+    Row {
+        /// The queen met first, as (row, column).
+        first: (usize, usize),
+        /// The queen met second.
+        second: (usize, usize),
+    },
     /// Two queens share a column.
     Column {
-        /// The upper queen, as (row, column).
+        /// The queen met first (in a solution, the upper one), as (row, column).
         first: (usize, usize),
-        /// The lower queen.
+        /// The queen met second.
         second: (usize, usize),
     },
     /// Two queens share a diagonal.
     Diagonal {
-        /// The upper queen, as (row, column).
+        /// The queen met first (in a solution, the upper one), as (row, column).
         first: (usize, usize),
-        /// The lower queen.
+        /// The queen met second.
         second: (usize, usize),
     },
 }
@@ -45,7 +55,10 @@ impl fmt::Display for Conflict {
         match *self {
             Conflict::Empty => f.write_str("no queens"),
             Conflict::OffBoard { row, column } => {
-                write!(f, "the queen in row {} is off the board (column {})", row + 1, column + 1)
+                write!(f, "the queen at {} is off the board", at((row, column)))
+            }
+            Conflict::Row { first, second } => {
+                write!(f, "queens at {} and {} share a row", at(first), at(second))
             }
             Conflict::Column { first, second } => {
                 write!(f, "queens at {} and {} share a column", at(first), at(second))
@@ -62,34 +75,19 @@ impl std::error::Error for Conflict {}
 impl Solution {
     /// Checks a placement given as one column per row, in O(N).
     pub fn new(columns: Vec<usize>) -> Result<Solution, Conflict> {
-        let n = columns.len();
-        if n == 0 {
+        if columns.is_empty() {
             return Err(Conflict::Empty);
         }
-        // Which row holds each column and each diagonal, so the first clash names both queens.
-        let mut column_row = vec![usize::MAX; n];
-        let mut falling_row = vec![usize::MAX; 2 * n - 1];
-        let mut rising_row = vec![usize::MAX; 2 * n - 1];
-        for (row, &column) in columns.iter().enumerate() {
-            if column >= n {
-                return Err(Conflict::OffBoard { row, column });
-            }
-            let queen = (row, column);
-            let earlier = column_row[column];
-            if earlier != usize::MAX {
-                return Err(Conflict::Column { first: (earlier, column), second: queen });
-            }
-            for earlier in [falling_row[row + n - 1 - column], rising_row[row + column]] {
-                if earlier != usize::MAX {
-                    let first = (earlier, columns[earlier]);
-                    return Err(Conflict::Diagonal { first, second: queen });
-                }
-            }
-            column_row[column] = row;
-            falling_row[row + n - 1 - column] = row;
-            rising_row[row + column] = row;
+        // A bit per column and diagonal is enough to accept a solution and takes a few
+        // megabytes at ten million rows; naming the clash takes the row on each line,
+        // eight bytes a line, which only a rejected placement pays for.
+        if attacks_none(&columns) {
+            return Ok(Solution { columns });
         }
-        Ok(Solution { columns })
+        match first_conflict(&columns) {
+            Some(conflict) => Err(conflict),
+            None => Ok(Solution { columns }),
+        }
     }
 
     /// The board size.
@@ -144,6 +142,68 @@ impl Solution {
         images.dedup();
         images.len()
     }
+}
+
+/// Whether one column per row puts every queen on the board and no two on a line.
+fn attacks_none(columns: &[usize]) -> bool {
+    let n = columns.len();
+    let mut taken_columns = BitSet::new(n);
+    let mut taken_falling = BitSet::new(2 * n - 1);
+    let mut taken_rising = BitSet::new(2 * n - 1);
+    columns.iter().enumerate().all(|(row, &column)| {
+        column < n
+            && taken_columns.insert(column)
+            && taken_falling.insert(row + n - 1 - column)
+            && taken_rising.insert(row + column)
+    })
+}
+
+/// A fixed-size set of small numbers, one bit each.
+struct BitSet {
+    words: Vec<u64>,
+}
+
+impl BitSet {
+    fn new(len: usize) -> BitSet {
+        BitSet { words: vec![0; len.div_ceil(64)] }
+    }
+
+    /// Adds `i`; false if it was there already.
+    fn insert(&mut self, i: usize) -> bool {
+        let (word, bit) = (&mut self.words[i / 64], 1u64 << (i % 64));
+        let fresh = *word & bit == 0;
+        *word |= bit;
+        fresh
+    }
+}
+
+/// The first reason, row by row, that one column per row is not a solution, if any.
+fn first_conflict(columns: &[usize]) -> Option<Conflict> {
+    let n = columns.len();
+    // Which row holds each column and each diagonal, so the first clash names both queens.
+    let mut column_row = vec![usize::MAX; n];
+    let mut falling_row = vec![usize::MAX; 2 * n - 1];
+    let mut rising_row = vec![usize::MAX; 2 * n - 1];
+    for (row, &column) in columns.iter().enumerate() {
+        if column >= n {
+            return Some(Conflict::OffBoard { row, column });
+        }
+        let queen = (row, column);
+        let earlier = column_row[column];
+        if earlier != usize::MAX {
+            return Some(Conflict::Column { first: (earlier, column), second: queen });
+        }
+        for earlier in [falling_row[row + n - 1 - column], rising_row[row + column]] {
+            if earlier != usize::MAX {
+                let first = (earlier, columns[earlier]);
+                return Some(Conflict::Diagonal { first, second: queen });
+            }
+        }
+        column_row[column] = row;
+        falling_row[row + n - 1 - column] = row;
+        rising_row[row + column] = row;
+    }
+    None
 }
 
 impl fmt::Display for Solution {

@@ -19,9 +19,10 @@ fn every_method_matches_the_known_counts_on_both_mask_widths() {
             for n in 1..=15 {
                 let problem = Problem::new(n, method).unwrap().with_width(width).unwrap();
                 let outcome = problem.finish(&count_split(&problem, 0)).unwrap();
+                let (total, unique) = known::counts(n);
                 assert_eq!(
                     (outcome.total, outcome.unique),
-                    known::counts(n),
+                    (total, Some(unique)),
                     "N = {n}, {method}, {width:?}"
                 );
             }
@@ -31,7 +32,11 @@ fn every_method_matches_the_known_counts_on_both_mask_widths() {
 
 #[test]
 fn count_gives_total_and_unique_for_n_16() {
-    assert_eq!(count(16, Method::Eightfold).map(|o| (o.total, o.unique)), Ok(known::counts(16)));
+    let (total, unique) = known::counts(16);
+    assert_eq!(
+        count(16, Method::Eightfold).map(|o| (o.total, o.unique)),
+        Ok((total, Some(unique)))
+    );
 }
 
 #[test]
@@ -125,7 +130,8 @@ fn kernel_agrees_with_a_brute_force_over_permutations() {
         let (total, by_images, classes) = brute_force(n);
         for method in Method::ALL {
             let outcome = count(n, method).unwrap();
-            assert_eq!((outcome.total, outcome.unique), (total, classes.len() as u128), "N = {n}");
+            let unique = Some(classes.len() as u128);
+            assert_eq!((outcome.total, outcome.unique), (total, unique), "N = {n}");
         }
         if n >= 5 {
             let problem = Problem::new(n, Method::Eightfold).unwrap();

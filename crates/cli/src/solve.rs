@@ -1,0 +1,35 @@
+//! `nqueens solve`: one solution, constructed or random, checked before it is printed.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use nqueens_core::{construct, random_solution};
+
+use crate::cli::{Format, SolveArgs};
+use crate::show;
+
+pub(crate) fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
+    let format = match (args.board, args.json) {
+        (true, _) => Format::Board,
+        (false, true) => Format::Json,
+        (false, false) => Format::Text,
+    };
+    if format == Format::Board {
+        show::check_drawable(args.n)?;
+    }
+    // Both engines return only solutions that passed `Solution::new`'s O(N) check.
+    let solution = if args.random {
+        random_solution(args.n, args.seed.unwrap_or_else(clock_seed))?
+    } else {
+        construct(args.n)?
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    show::unless_closed(show::write(&mut out, &solution, format).and_then(|()| out.flush()))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A seed that differs from run to run: the clock's nanoseconds.
+fn clock_seed() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_nanos() as u64)
+}

@@ -1,0 +1,94 @@
+//! `nqueens verify`: whether placements are solutions, and if not, why not.
+
+use std::io::{self, BufRead, BufWriter, Write};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use nqueens_core::Solution;
+
+use crate::USAGE_ERROR;
+use crate::cli::VerifyArgs;
+
+pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut all_solutions = true;
+    if !args.columns.is_empty() {
+        let columns = match parse(&args.columns.join(" ")) {
+            Ok(Some(columns)) => columns,
+            Ok(None) => return Ok(malformed("no columns given")),
+            Err(message) => return Ok(malformed(&message)),
+        };
+        all_solutions = judge(&mut out, "", columns)?;
+    } else {
+        let mut placements = 0;
+        for (index, line) in io::stdin().lock().lines().enumerate() {
+            let line = line.context("cannot read standard input")?;
+            let columns = match parse(&line) {
+                Ok(Some(columns)) => columns,
+                Ok(None) => continue,
+                Err(message) => {
+                    out.flush()?;
+                    return Ok(malformed(&format!("line {}: {message}", index + 1)));
+                }
+            };
+            placements += 1;
+            all_solutions &= judge(&mut out, &format!("line {}: ", index + 1), columns)?;
+        }
+        if placements == 0 {
+            return Ok(malformed("no placements on standard input (one per line, columns from 1)"));
+        }
+    }
+    out.flush()?;
+    Ok(if all_solutions { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The 0-based columns of a placement written as columns from 1, separated by spaces or
+/// commas; `None` for a blank one.
+fn parse(text: &str) -> Result<Option<Vec<usize>>, String> {
+    let columns = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|token| !token.is_empty())
+        .map(|token| {
+            token.parse::<usize>().ok().and_then(|column| column.checked_sub(1)).ok_or_else(|| {
+                format!("'{token}' is not a column (columns are whole numbers counted from 1)")
+            })
+        })
+        .collect::<Result<Vec<usize>, String>>()?;
+    Ok((!columns.is_empty()).then_some(columns))
+}
+
+/// Prints the verdict on one placement; true if it is a solution.
+fn judge(out: &mut impl Write, label: &str, columns: Vec<usize>) -> anyhow::Result<bool> {
+    let n = columns.len();
+    match Solution::new(columns) {
+        Ok(_) => {
+            writeln!(out, "{label}solution (N = {n})")?;
+            Ok(true)
+        }
+        Err(conflict) => {
+            writeln!(out, "{label}not a solution: {conflict}")?;
+            Ok(false)
+        }
+    }
+}
+
+/// Reports input that is not a list of columns, as a usage error.
+fn malformed(message: &str) -> ExitCode {
+    eprintln!("nqueens: {message}");
+    ExitCode::from(USAGE_ERROR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn columns_count_from_one_and_take_spaces_or_commas() {
+        assert_eq!(parse("2 4 1 3"), Ok(Some(vec![1, 3, 0, 2])));
+        assert_eq!(parse(" 2,4, 1\t3 "), Ok(Some(vec![1, 3, 0, 2])));
+        assert_eq!(parse("  "), Ok(None));
+        assert!(parse("2 0 1").unwrap_err().contains("'0' is not a column"));
+        assert!(parse("2 x").unwrap_err().contains("'x' is not a column"));
+        assert!(parse("-1").is_err());
+    }
+}

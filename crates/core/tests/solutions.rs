@@ -1,0 +1,270 @@
+//! Constructed, random and listed solutions, and counts of partial boards, each checked
+//! against code written here that shares nothing with the engines.
+
+mod known;
+
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+
+use nqueens_core::{
+    Conflict, Counts, Enumeration, Error, MaskWidth, Method, Problem, Solution, construct,
+    random_solution,
+};
+
+/// Whether one column per row is a solution: every queen on the board, no two sharing a
+/// column or a diagonal.
+fn is_solution(columns: &[usize]) -> bool {
+    let n = columns.len();
+    let mut seen_columns = vec![false; n];
+    let mut seen_sums = vec![false; 2 * n];
+    let mut seen_differences = vec![false; 2 * n];
+    columns.iter().enumerate().all(|(row, &column)| {
+        column < n
+            && !std::mem::replace(&mut seen_columns[column], true)
+            && !std::mem::replace(&mut seen_sums[row + column], true)
+            && !std::mem::replace(&mut seen_differences[n + row - column], true)
+    })
+}
+
+/// Every solution of an `n`-board, by a plain recursive search over `Vec<bool>` lines.
+fn all_solutions(n: usize) -> Vec<Vec<usize>> {
+    fn extend(n: usize, columns: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        let row = columns.len();
+        if row == n {
+            out.push(columns.clone());
+            return;
+        }
+        for column in 0..n {
+            let attacked = columns
+                .iter()
+                .enumerate()
+                .any(|(r, &c)| c == column || r.abs_diff(row) == c.abs_diff(column));
+            if !attacked {
+                columns.push(column);
+                extend(n, columns, out);
+                columns.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    extend(n, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Where a symmetry of an `n`-board moves the square `(row, column)`.
+type Move = fn(usize, usize, usize) -> (usize, usize);
+
+/// The 8 images of a solution under the board's symmetries, by moving each queen.
+fn images(columns: &[usize]) -> Vec<Vec<usize>> {
+    let n = columns.len();
+    let moves: [Move; 8] = [
+        |_, r, c| (r, c),
+        |n, r, c| (c, n - 1 - r),
+        |n, r, c| (n - 1 - r, n - 1 - c),
+        |n, r, c| (n - 1 - c, r),
+        |n, r, c| (r, n - 1 - c),
+        |n, r, c| (n - 1 - r, c),
+        |_, r, c| (c, r),
+        |n, r, c| (n - 1 - c, n - 1 - r),
+    ];
+    moves
+        .iter()
+        .map(|turn| {
+            let mut image = vec![0; n];
+            for (r, &c) in columns.iter().enumerate() {
+                let (row, column) = turn(n, r, c);
+                image[row] = column;
+            }
+            image
+        })
+        .collect()
+}
+
+fn listed(n: usize, unique: bool) -> Vec<Vec<usize>> {
+    let enumeration = Enumeration::new(n, unique).unwrap();
+    let mut found = Vec::new();
+    for task in enumeration.tasks(n.min(3) - 1).unwrap() {
+        let end = enumeration.each_solution(&task, |solution| {
+            found.push(solution.columns().to_vec());
+            ControlFlow::<()>::Continue(())
+        });
+        assert_eq!(end, Ok(ControlFlow::Continue(())));
+    }
+    found
+}
+
+/// xorshift64, for reproducible random placements.
+struct Random(u64);
+
+impl Random {
+    fn below(&mut self, bound: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % bound as u64) as usize
+    }
+}
+
+fn count_placed(n: usize, queens: &[(usize, usize)], width: MaskWidth, depth: usize) -> u128 {
+    let problem = Problem::new(n, Method::Plain)
+        .and_then(|p| p.with_width(width))
+        .and_then(|p| p.with_placement(queens))
+        .unwrap();
+    let counts = problem.tasks(depth).unwrap().iter().fold(Counts::default(), |sum, task| {
+        sum.merge(&problem.solve(task, false).unwrap()).unwrap()
+    });
+    let outcome = problem.finish(&counts).unwrap();
+    assert_eq!(outcome.unique, None, "a partial board has no unique count");
+    outcome.total
+}
+
+#[test]
+fn the_construction_solves_every_board_up_to_2000_and_some_large_ones() {
+    let boards = (1..=2000).filter(|n| !matches!(n, 2 | 3));
+    for n in boards.chain([99_999, 1_000_000, 1_000_001, 1_000_002, 1_000_003]) {
+        match construct(n) {
+            Ok(solution) => assert!(is_solution(solution.columns()), "N = {n}"),
+            Err(error) => panic!("N = {n}: {error}"),
+        }
+    }
+    for n in [2, 3] {
+        assert_eq!(construct(n), Err(Error::NoSolution { n }));
+    }
+}
+
+#[test]
+fn random_solutions_are_valid_and_depend_on_the_seed_alone() {
+    for n in [1, 4, 5, 6, 7, 8, 9, 10, 25, 100, 999, 5000] {
+        let solution = random_solution(n, 2024).unwrap();
+        assert!(is_solution(solution.columns()), "N = {n}");
+        assert_eq!(random_solution(n, 2024).unwrap(), solution, "N = {n}");
+    }
+    let seeds: BTreeSet<Solution> =
+        (0..10).map(|seed| random_solution(500, seed).unwrap()).collect();
+    assert_eq!(seeds.len(), 10, "ten seeds gave only {} solutions", seeds.len());
+}
+
+#[test]
+fn listing_gives_every_solution_once_in_order() {
+    for n in 1..=10 {
+        let all = listed(n, false);
+        assert_eq!(all.len() as u128, known::counts(n).0, "N = {n}");
+        assert!(all.iter().all(|s| is_solution(s)), "N = {n}");
+        assert!(all.windows(2).all(|pair| pair[0] < pair[1]), "N = {n}: out of order or repeated");
+        assert_eq!(all, all_solutions(n), "N = {n}");
+    }
+}
+
+#[test]
+fn unique_listing_gives_one_canonical_solution_per_class_in_order() {
+    for n in 1..=10 {
+        let unique = listed(n, true);
+        assert_eq!(unique.len() as u128, known::counts(n).1, "N = {n}");
+        assert!(unique.windows(2).all(|pair| pair[0] < pair[1]), "N = {n}");
+        let mut classes = BTreeSet::new();
+        for solution in &unique {
+            let images = images(solution);
+            assert!(is_solution(solution));
+            assert_eq!(images.iter().min(), Some(solution), "N = {n}: {solution:?} is not least");
+            assert!(classes.insert(images.into_iter().collect::<BTreeSet<_>>()), "N = {n}");
+        }
+    }
+}
+
+#[test]
+fn placed_counts_equal_a_filter_of_all_solutions() {
+    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    for n in 1..=10 {
+        let solutions = all_solutions(n);
+        let mut tried = 0;
+        while tried < 40 {
+            let wanted = 1 + random.below(n.min(4));
+            let mut queens: Vec<(usize, usize)> = Vec::new();
+            while queens.len() < wanted {
+                queens.push((random.below(n), random.below(n)));
+            }
+            let Ok(problem) = Problem::new(n, Method::Plain).unwrap().with_placement(&queens)
+            else {
+                continue;
+            };
+            tried += 1;
+            let expected = solutions
+                .iter()
+                .filter(|s| queens.iter().all(|&(row, column)| s[row] == column))
+                .count() as u128;
+            for width in [MaskWidth::U64, MaskWidth::U128] {
+                for depth in [0, n / 2, problem.max_depth()] {
+                    assert_eq!(
+                        count_placed(n, &queens, width, depth),
+                        expected,
+                        "N = {n}, queens {queens:?}, {width:?}, depth {depth}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The completions of a partial board whose `open` rows are empty, by trying every
+/// column in those rows against every queen already standing.
+fn completions(board: &mut Vec<Option<usize>>, open: &[usize]) -> u128 {
+    let Some((&row, rest)) = open.split_first() else {
+        return 1;
+    };
+    let mut found = 0;
+    for column in 0..board.len() {
+        let attacked = board
+            .iter()
+            .enumerate()
+            .any(|(r, c)| c.is_some_and(|c| c == column || r.abs_diff(row) == c.abs_diff(column)));
+        if !attacked {
+            board[row] = Some(column);
+            found += completions(board, rest);
+            board[row] = None;
+        }
+    }
+    found
+}
+
+#[test]
+fn placed_counts_beyond_64_columns_agree_with_an_independent_search() {
+    for (n, open) in
+        [(80, (0..10).collect::<Vec<_>>()), (100, vec![0, 7, 21, 33, 50, 51, 52, 77, 98, 99])]
+    {
+        let solution = random_solution(n, n as u64).unwrap();
+        let queens: Vec<(usize, usize)> = (0..n)
+            .filter(|row| !open.contains(row))
+            .map(|row| (row, solution.columns()[row]))
+            .collect();
+        let mut board: Vec<Option<usize>> =
+            (0..n).map(|row| Some(solution.columns()[row])).collect();
+        for &row in &open {
+            board[row] = None;
+        }
+        let expected = completions(&mut board, &open);
+        assert!(expected >= 1, "the solution itself completes the board");
+        for depth in [0, 5, n - 1] {
+            assert_eq!(count_placed(n, &queens, MaskWidth::U128, depth), expected, "N = {n}");
+        }
+    }
+}
+
+#[test]
+fn impossible_placements_and_symmetric_methods_are_refused() {
+    let plain = Problem::new(8, Method::Plain).unwrap();
+    assert_eq!(
+        plain.with_placement(&[(0, 0), (3, 3)]),
+        Err(Error::Placement {
+            n: 8,
+            conflict: Conflict::Diagonal { first: (0, 0), second: (3, 3) }
+        })
+    );
+    assert_eq!(
+        Problem::new(8, Method::Eightfold).unwrap().with_placement(&[(0, 0)]),
+        Err(Error::PlacementMethod { method: Method::Eightfold })
+    );
+    let placed = plain.with_placement(&[(0, 0)]).unwrap();
+    let foreign = Problem::new(8, Method::Plain).unwrap().tasks(1).unwrap();
+    assert!(placed.solve(&foreign[1], false).is_err(), "a task off the fixed queen");
+    assert_eq!(placed.tasks(1).unwrap().len(), 1);
+}
