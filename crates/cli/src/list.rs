@@ -69,9 +69,11 @@ enum Message {
 
 /// The solutions of every task, in task order, searched by worker threads.
 struct InOrder {
-    /// The task whose solutions come next, and its channel once its worker opened it.
+    /// The task whose solutions come next.
     next: usize,
+    /// Its channel, once its worker has opened it.
     current: Option<Receiver<Message>>,
+    /// The number of tasks.
     tasks: usize,
     /// Each task's channel, sent by the worker that took the task.
     opened: Receiver<(usize, Receiver<Message>)>,

@@ -27,7 +27,7 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         let fields = [
             ("n", first.n.to_string(), shard.n.to_string()),
             ("method", first.method.clone(), shard.method.clone()),
-            ("placement", format!("{:?}", first.placement), format!("{:?}", shard.placement)),
+            ("placement", first.place_text(), shard.place_text()),
             ("depth", first.depth.to_string(), shard.depth.to_string()),
             ("shard count", first_shard.count.to_string(), info.count.to_string()),
             ("task_digest", first.task_digest.clone(), shard.task_digest.clone()),

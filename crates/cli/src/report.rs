@@ -49,11 +49,8 @@ impl CountReport {
             println!("{}", serde_json::to_string(self)?);
             return Ok(());
         }
-        let place = match &self.placement {
-            Some(queens) => {
-                let pairs: Vec<String> = queens.iter().map(|[r, c]| format!("{r}:{c}")).collect();
-                format!(" place={}", pairs.join(","))
-            }
+        let place = match self.placement {
+            Some(_) => format!(" place={}", self.place_text()),
             None => String::new(),
         };
         match (self.unique, self.shard) {
@@ -79,6 +76,17 @@ impl CountReport {
             ),
         }
         Ok(())
+    }
+
+    /// The placed queens as `--place` takes them (`1:1,5:3`), or `none`.
+    pub(crate) fn place_text(&self) -> String {
+        match &self.placement {
+            Some(queens) => {
+                let pairs: Vec<String> = queens.iter().map(|[r, c]| format!("{r}:{c}")).collect();
+                pairs.join(",")
+            }
+            None => "none".to_owned(),
+        }
     }
 
     /// The placed queens as 0-based `(row, column)` pairs, as the engine takes them.

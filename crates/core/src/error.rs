@@ -48,7 +48,8 @@ pub enum Error {
         /// The board size.
         n: usize,
     },
-    /// The board is larger than a search that holds one number per row will take.
+    /// The board is larger than [`crate::construct`] or [`crate::random_solution`] take:
+    /// they hold the whole solution, a number per row, in memory.
     TooLarge {
         /// The board size.
         n: usize,
