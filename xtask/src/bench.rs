@@ -50,7 +50,7 @@ pub(crate) struct Record {
     pub(crate) system_s: Vec<f64>,
     pub(crate) total: u128,
     pub(crate) unique: u128,
-    /// Placements tried, where the binary reports them.
+    /// Placements tried, from one more run with `--stats`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub(crate) nodes: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -70,7 +70,7 @@ impl Bench {
                 self.methods.iter().flat_map(move |m| self.threads.iter().map(move |&t| (n, m, t)))
             })
             .collect();
-        let bar = ProgressBar::new((combinations.len() * (self.runs + self.warmup)) as u64);
+        let bar = ProgressBar::new((combinations.len() * (self.runs + self.warmup + 1)) as u64);
         bar.set_style(
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} runs | {msg}")
                 .expect("the template is valid"),
@@ -80,12 +80,12 @@ impl Bench {
         for (n, method, threads) in combinations {
             bar.set_message(format!("N={n} {method} threads={threads}"));
             for _ in 0..self.warmup {
-                measure::count(&binary, n, method, threads)?;
+                measure::count(&binary, n, method, threads, &[])?;
                 bar.inc(1);
             }
             let mut runs = Vec::new();
             for _ in 0..self.runs {
-                runs.push(measure::count(&binary, n, method, threads)?);
+                runs.push(measure::count(&binary, n, method, threads, &[])?);
                 bar.inc(1);
             }
             let last = &runs[runs.len() - 1].output;
@@ -103,7 +103,10 @@ impl Bench {
             };
             let wall_s: Vec<f64> = runs.iter().map(|r| r.wall_s).collect();
             let wall = Stats::of(&wall_s);
-            let nodes = measure::field(last, "nodes").ok().filter(|&nodes| nodes > 0);
+            // Counting nodes slows the kernel a little, so one more run, untimed, counts them.
+            let counted = measure::count(&binary, n, method, threads, &["--stats"])?;
+            bar.inc(1);
+            let nodes = measure::field(&counted.output, "nodes").ok();
             results.push(Record {
                 n,
                 method: method.clone(),

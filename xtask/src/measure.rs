@@ -41,13 +41,20 @@ fn children_cpu_time() -> (f64, f64) {
     (seconds(usage.ru_utime), seconds(usage.ru_stime))
 }
 
-/// Runs `nqueens count N --method M --threads T --json` once.
-pub(crate) fn count(binary: &Path, n: usize, method: &str, threads: usize) -> Result<Run, String> {
+/// Runs `nqueens count N --method M --threads T --json` once, with `extra` arguments.
+pub(crate) fn count(
+    binary: &Path,
+    n: usize,
+    method: &str,
+    threads: usize,
+    extra: &[&str],
+) -> Result<Run, String> {
     let (user_before, system_before) = children_cpu_time();
     let started = Instant::now();
     let output = Command::new(binary)
         .args(["count", &n.to_string(), "--method", method, "--threads", &threads.to_string()])
         .args(["--json", "--progress", "never"])
+        .args(extra)
         .output()
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
     let wall_s = started.elapsed().as_secs_f64();

@@ -55,7 +55,7 @@ impl Scaling {
                         run + 1,
                         self.runs
                     );
-                    times[slot].push(measure::count(&binary, self.n, method, threads)?.wall_s);
+                    times[slot].push(measure::count(&binary, self.n, method, threads, &[])?.wall_s);
                 }
             }
             let base = Stats::of(&times[0]).median;

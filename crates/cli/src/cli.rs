@@ -73,6 +73,11 @@ pub(crate) struct CountArgs {
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub(crate) progress: ProgressMode,
 
+    /// Count the placements tried (nodes) and report them with the thread-time per node,
+    /// to see the kernel's efficiency apart from the symmetry gain (slows the count a little).
+    #[arg(long)]
+    pub(crate) stats: bool,
+
     /// Print one JSON object on stdout instead of a line of text.
     #[arg(long)]
     pub(crate) json: bool,

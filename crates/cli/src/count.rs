@@ -12,7 +12,7 @@ use nqueens_scheduler::{Finish, Identity, Runner, Shard, fnv1a};
 
 use crate::cli::CountArgs;
 use crate::progress::Display;
-use crate::report::{CountReport, ShardInfo, one_based};
+use crate::report::{CountReport, NodeStats, ShardInfo, one_based};
 
 /// Tasks per worker thread the automatic split aims for: enough that a slow task near the
 /// end does not leave the other threads idle for long.
@@ -52,9 +52,10 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     }
 
     let stop = stop_on_signals()?;
+    let count_nodes = args.stats;
     let mut runner = Runner::new(
         tasks,
-        move |task: &Task| problem.solve(task, false),
+        move |task: &Task| problem.solve(task, count_nodes),
         |a: &Counts, b: &Counts| a.merge(b),
         Counts::default(),
     )
@@ -74,6 +75,10 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         // still resume.
         if let Some(placement) = problem.placement() {
             identity.insert("placement".to_owned(), placement.to_string());
+        }
+        if args.stats {
+            // Node counts of a run that did not count them cannot be finished by one that does.
+            identity.insert("stats".to_owned(), "nodes counted".to_owned());
         }
         runner = runner.checkpoint(path, Duration::from_secs_f64(args.checkpoint_every), identity);
     }
@@ -109,6 +114,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         task_digest,
         shard: (shard != Shard::WHOLE)
             .then_some(ShardInfo { index: shard.index, count: shard.count }),
+        stats: args.stats.then(|| NodeStats::new(counts.nodes, report.elapsed, threads)),
         counts,
     }
     .print(args.json)?;

@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use nqueens_core::{Counts, Method, Problem};
 
 use crate::cli::MergeArgs;
-use crate::report::CountReport;
+use crate::report::{CountReport, NodeStats};
 
 pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let mut shards: Vec<(PathBuf, CountReport)> = Vec::new();
@@ -78,6 +78,7 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         // Shards usually run side by side: the slowest one is the run's wall time.
         elapsed_s: shards.iter().map(|(_, s)| s.elapsed_s).fold(0.0, f64::max),
         shard: None,
+        stats: merged_stats(&shards, counts.nodes),
         counts,
         ..first.clone()
     }
@@ -95,4 +96,13 @@ fn read(path: &Path) -> anyhow::Result<CountReport> {
         bail!("{} is inconsistent: its total and its counts differ", path.display());
     }
     Ok(report)
+}
+
+/// Node statistics of the whole run, if every shard counted its nodes.
+fn merged_stats(shards: &[(PathBuf, CountReport)], nodes: u128) -> Option<NodeStats> {
+    if shards.iter().any(|(_, shard)| shard.stats.is_none()) {
+        return None;
+    }
+    let thread_ns: f64 = shards.iter().map(|(_, s)| s.elapsed_s * 1e9 * s.threads as f64).sum();
+    Some(NodeStats::from_thread_ns(nodes, thread_ns))
 }

@@ -30,6 +30,30 @@ pub(crate) struct CountReport {
     pub(crate) shard: Option<ShardInfo>,
     /// The merged per-class counts of the tasks run.
     pub(crate) counts: Counts,
+    /// Nodes and time per node, with `--stats`; absent without.
+    #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) stats: Option<NodeStats>,
+}
+
+/// How hard the kernel worked: what `--stats` adds to a report.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub(crate) struct NodeStats {
+    /// Placements tried.
+    pub(crate) nodes: u128,
+    /// Thread-nanoseconds per node: wall time times threads over nodes, so that runs on
+    /// different thread counts compare as kernel efficiency.
+    pub(crate) ns_per_node: f64,
+}
+
+impl NodeStats {
+    pub(crate) fn new(nodes: u128, elapsed: std::time::Duration, threads: usize) -> NodeStats {
+        NodeStats::from_thread_ns(nodes, elapsed.as_secs_f64() * 1e9 * threads as f64)
+    }
+
+    /// The statistics of `nodes` placements that took `thread_ns` thread-nanoseconds.
+    pub(crate) fn from_thread_ns(nodes: u128, thread_ns: f64) -> NodeStats {
+        NodeStats { nodes, ns_per_node: if nodes == 0 { 0.0 } else { thread_ns / nodes as f64 } }
+    }
 }
 
 /// The queens of a placement as `[row, column]` counted from 1, as reports write them.
@@ -49,16 +73,27 @@ impl CountReport {
             println!("{}", serde_json::to_string(self)?);
             return Ok(());
         }
+        match self.stats {
+            Some(stats) => {
+                println!("{} nodes={} ns/node={:.3}", self.line(), stats.nodes, stats.ns_per_node)
+            }
+            None => println!("{}", self.line()),
+        }
+        Ok(())
+    }
+
+    /// The one-line text form, without node statistics.
+    fn line(&self) -> String {
         let place = match self.placement {
             Some(_) => format!(" place={}", self.place_text()),
             None => String::new(),
         };
         match (self.unique, self.shard) {
-            (Some(unique), _) => println!(
+            (Some(unique), _) => format!(
                 "N={}{place} total={} unique={} method={} threads={} elapsed={:.3}s",
                 self.n, self.total, unique, self.method, self.threads, self.elapsed_s
             ),
-            (None, Some(shard)) => println!(
+            (None, Some(shard)) => format!(
                 "N={}{place} shard={}/{} partial total={} method={} threads={} elapsed={:.3}s \
                  (combine the shards' --json output with nqueens merge)",
                 self.n,
@@ -69,13 +104,12 @@ impl CountReport {
                 self.threads,
                 self.elapsed_s
             ),
-            (None, None) => println!(
+            (None, None) => format!(
                 "N={}{place} total={} method={} threads={} elapsed={:.3}s \
                  (unique is not defined for a partial board)",
                 self.n, self.total, self.method, self.threads, self.elapsed_s
             ),
         }
-        Ok(())
     }
 
     /// The placed queens as `--place` takes them (`1:1,5:3`), or `none`.

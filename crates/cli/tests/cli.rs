@@ -256,3 +256,18 @@ fn progress_log_writes_lines_to_stderr_only() {
     let value: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(counts(&value), known(12));
 }
+
+#[test]
+fn stats_report_nodes_without_changing_the_counts() {
+    let plain = json(&["count", "11", "--json"]);
+    assert!(plain.get("nodes").is_none());
+    let stats = json(&["count", "11", "--json", "--stats"]);
+    assert_eq!(counts(&stats), known(11));
+    assert!(stats["nodes"].as_u64().unwrap() > known(11).0);
+    assert_eq!(stats["nodes"], stats["counts"]["nodes"]);
+    assert!(stats["ns_per_node"].as_f64().unwrap() > 0.0);
+    let line = nqueens(&["count", "11", "--stats"]);
+    let text = String::from_utf8(line.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    assert!(text.contains(" nodes=") && text.contains(" ns/node="), "{text}");
+}
