@@ -117,18 +117,20 @@ fn details(sweep: &Sweep, scaling: &ScalingRun) -> String {
     let _ = writeln!(out, "{}\n", provenance(sweep));
     let _ = writeln!(
         out,
-        "| N | method | threads | depth | min s | median s | max s | stddev s | user s | system s | total | unique |"
+        "| N | method | threads | depth | min s | median s | max s | stddev s | user s | system s | nodes | Mnodes/s | total | unique |"
     );
     let _ = writeln!(
         out,
-        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for r in &sweep.results {
         let user = Stats::of(&r.user_s).median;
         let system = Stats::of(&r.system_s).median;
+        let nodes = r.nodes.map_or_else(String::new, |nodes| nodes.to_string());
+        let rate = r.nodes_per_s.map_or_else(String::new, |rate| format!("{:.0}", rate / 1e6));
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {user:.3} | {system:.3} | {} | {} |",
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {user:.3} | {system:.3} | {nodes} | {rate} | {} | {} |",
             r.n,
             r.method,
             r.threads,
