@@ -420,21 +420,22 @@ levels!(
 pub(crate) struct Walker<'r, M, R> {
     rules: &'r R,
     full: M,
-    board: Vec<M>,
+    n: usize,
 }
 
 impl<'r, M: Mask, R: Rules<M>> Walker<'r, M, R> {
     /// A walker for an `n`-row board under `rules`.
     pub(crate) fn new(n: usize, rules: &'r R) -> Self {
-        Walker { rules, full: M::low_bits(n as u32), board: vec![M::ZERO; n] }
+        Walker { rules, full: M::low_bits(n as u32), n }
     }
 
-    /// Places the prefix's queens (one column per row) and returns the masks below them.
-    fn place(&mut self, prefix: &[u8]) -> (M, M, M) {
+    /// Places the prefix's queens (one column per row) on `board` and returns the masks
+    /// below them.
+    fn place(prefix: &[u8], board: &mut [M]) -> (M, M, M) {
         let (mut left, mut down, mut right) = (M::ZERO, M::ZERO, M::ZERO);
         for (row, &column) in prefix.iter().enumerate() {
             let bit = M::bit(u32::from(column));
-            self.board[row] = bit;
+            board[row] = bit;
             left = (left | bit) << 1;
             down |= bit;
             right = (right | bit) >> 1;
@@ -443,17 +444,14 @@ impl<'r, M: Mask, R: Rules<M>> Walker<'r, M, R> {
     }
 
     /// Counts the completions of `prefix`, which must leave the last row empty.
-    pub(crate) fn count<const NODES: bool>(mut self, prefix: &[u8]) -> Tally {
-        let (left, down, right) = self.place(prefix);
-        // Everything the loop touches lives in locals and stack arrays, so the compiler
-        // keeps it in registers instead of reloading it through `self` at every node.
-        let n = self.board.len();
-        let last = n - 1;
-        let full = self.full;
-        let rules = self.rules;
-        let mut tally = Tally::default();
+    pub(crate) fn count<const NODES: bool>(self, prefix: &[u8]) -> Tally {
+        // The search owns a fixed-size board and a copy of the rules, so the hot loop reads
+        // plain fields instead of following pointers at every node.
         let mut board = [M::ZERO; crate::MAX_N];
-        board[..n].copy_from_slice(&self.board);
+        let (left, down, right) = Self::place(prefix, &mut board);
+        let (n, full, rules) = (self.n, self.full, self.rules);
+        let last = n - 1;
+        let mut tally = Tally::default();
         let start = prefix.len();
         if start == last {
             score::<M, R, NODES>(rules, &mut board, n, full & !(left | down | right), &mut tally);
@@ -465,8 +463,8 @@ impl<'r, M: Mask, R: Rules<M>> Walker<'r, M, R> {
     }
 
     /// Every extension of `prefix` to `depth` rows that the rules allow, in column order.
-    pub(crate) fn extend(mut self, prefix: &[u8], depth: usize, out: &mut Vec<Vec<u8>>) {
-        let (left, down, right) = self.place(prefix);
+    pub(crate) fn extend(self, prefix: &[u8], depth: usize, out: &mut Vec<Vec<u8>>) {
+        let (left, down, right) = Self::place(prefix, &mut [M::ZERO; crate::MAX_N]);
         let mut prefix = prefix.to_vec();
         self.extend_from(&mut prefix, depth, left, down, right, out);
     }
