@@ -39,8 +39,9 @@ impl Enumeration {
     /// The placements of the first `depth` rows that the listing descends from, in
     /// lexicographic order: listing each in turn lists the whole board in order.
     pub fn tasks(&self, depth: usize) -> Result<Vec<Task>, Error> {
-        if depth > crate::error::max_depth(self.n) {
-            return Err(Error::Depth { depth, n: self.n });
+        let max = crate::error::max_depth(self.n);
+        if depth > max {
+            return Err(Error::Depth { depth, n: self.n, max });
         }
         let mut tasks = Vec::new();
         match self.width {

@@ -24,6 +24,13 @@ pub enum Error {
         depth: usize,
         /// The board size.
         n: usize,
+        /// The deepest split the board and method allow.
+        max: usize,
+    },
+    /// The join method was asked for a board it cannot split.
+    JoinSize {
+        /// The board size.
+        n: usize,
     },
     /// A task does not belong to the problem it was handed to.
     ForeignTask {
@@ -71,13 +78,14 @@ impl fmt::Display for Error {
             Error::MaskTooNarrow { n, columns } => {
                 write!(f, "a {columns}-bit mask cannot hold a board of size {n}")
             }
-            Error::Depth { depth, n } => {
-                write!(
-                    f,
-                    "split depth must be between 0 and {} for N = {n}, got {depth}",
-                    max_depth(*n)
-                )
+            Error::Depth { depth, n, max } => {
+                write!(f, "split depth must be between 0 and {max} for N = {n}, got {depth}")
             }
+            Error::JoinSize { n } => write!(
+                f,
+                "the join method counts boards up to N = {}, got {n}",
+                crate::join::MAX_JOIN_N
+            ),
             Error::ForeignTask { prefix } => {
                 write!(f, "task with prefix {prefix:?} does not belong to this problem")
             }

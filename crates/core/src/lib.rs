@@ -66,6 +66,7 @@ mod counts;
 mod enumerate;
 mod error;
 mod fixed;
+mod join;
 mod mask;
 mod method;
 mod placement;
@@ -73,6 +74,7 @@ mod random;
 mod solution;
 
 use crate::backtrack::{Corner, Rules, Side, Tally, Unrestricted, Walker};
+use crate::join::Join;
 use crate::placement::Placed;
 
 /// The engine's version: results and checkpoints of different versions are not mixed.
@@ -91,16 +93,17 @@ pub struct Problem {
     placement: Option<Placement>,
 }
 
-/// One independent piece of a count: the columns of the queens in the first rows. Tasks
-/// are produced in a fixed order by [`Problem::tasks`], so their index in that list is
-/// stable from run to run.
+/// One independent piece of a count: for backtracking, the columns of the queens in the
+/// first rows; for the join, which of the first rows put their queen in the west half
+/// (after the middle queens' row and column on an odd board). Tasks are produced in a
+/// fixed order by [`Problem::tasks`], so their index in that list is stable from run to run.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Task {
     prefix: Vec<u8>,
 }
 
 impl Task {
-    /// The 0-based column of the queen in each of the first rows.
+    /// The bytes that say which part of the count this task is.
     pub fn prefix(&self) -> &[u8] {
         &self.prefix
     }
@@ -163,6 +166,9 @@ impl Problem {
         if !(1..=MAX_N).contains(&n) {
             return Err(Error::BoardSize { n });
         }
+        if method == Method::Join && n > join::MAX_JOIN_N {
+            return Err(Error::JoinSize { n });
+        }
         Ok(Problem { n, method, width: MaskWidth::for_board(n), placement: None })
     }
 
@@ -205,9 +211,13 @@ impl Problem {
         self.placement.as_ref()
     }
 
-    /// The deepest split this board allows (every task leaves at least the last row open).
+    /// The deepest split this board allows: for backtracking every task leaves at least the
+    /// last row open; the join decides at most every free row.
     pub fn max_depth(&self) -> usize {
-        error::max_depth(self.n)
+        match self.method {
+            Method::Join => join::max_depth(self.n),
+            _ => error::max_depth(self.n),
+        }
     }
 
     /// Whether the classic corner/side scheme applies; it needs room for its bounds, so
@@ -264,8 +274,13 @@ impl Problem {
     /// The independent tasks of this count, each a prefix of `depth` rows (or the root's
     /// own rows where those are more), in a fixed order.
     pub fn tasks(&self, depth: usize) -> Result<Vec<Task>, Error> {
-        if depth > self.max_depth() {
-            return Err(Error::Depth { depth, n: self.n });
+        let max = self.max_depth();
+        if depth > max {
+            return Err(Error::Depth { depth, n: self.n, max });
+        }
+        if self.method == Method::Join {
+            let keys = Join::new(self.n)?.tasks(depth);
+            return Ok(keys.into_iter().map(|prefix| Task { prefix }).collect());
         }
         let mut prefixes = Vec::new();
         for root in self.roots() {
@@ -296,6 +311,13 @@ impl Problem {
     /// Counts the solutions below one task. `count_nodes` adds the number of placements
     /// made; without it the search compiles without the counter.
     pub fn solve(&self, task: &Task, count_nodes: bool) -> Result<Counts, Error> {
+        if self.method == Method::Join {
+            let tally = Join::new(self.n)?
+                .solve(&task.prefix)
+                .ok_or_else(|| Error::ForeignTask { prefix: task.prefix.clone() })?;
+            let nodes = if count_nodes { tally.pairs } else { 0 };
+            return Ok(Counts { total: tally.total, nodes, ..Counts::default() });
+        }
         let root = self.root_of(&task.prefix)?;
         let tally = match self.width {
             MaskWidth::U64 => walk::<u64>(self, root, &task.prefix, count_nodes),

@@ -13,11 +13,14 @@ pub enum Method {
     /// The 8-fold symmetry reduction: each class of solutions under the board's rotations and
     /// reflections is found once and weighed by its number of distinct images (2, 4 or 8).
     Eightfold,
+    /// The half-board join: west and east half-boards are enumerated separately and the
+    /// pairs that do not clash are counted in bulk, by symmetry orbits of row sets.
+    Join,
 }
 
 impl Method {
     /// Every method, in the order the help text lists them.
-    pub const ALL: [Method; 3] = [Method::Eightfold, Method::Half, Method::Plain];
+    pub const ALL: [Method; 4] = [Method::Join, Method::Eightfold, Method::Half, Method::Plain];
 
     /// The name used on the command line and in JSON.
     pub fn name(self) -> &'static str {
@@ -25,6 +28,7 @@ impl Method {
             Method::Plain => "plain",
             Method::Half => "half",
             Method::Eightfold => "eightfold",
+            Method::Join => "join",
         }
     }
 }

@@ -1,0 +1,500 @@
+//! The half-board join: counting by meeting in the middle instead of backtracking through
+//! every row.
+//!
+//! Split the columns into a west and an east half. Every solution of an even board puts
+//! exactly half its queens in each, so it is a choice of the rows `R` whose queens stand
+//! west, a non-attacking placement of those queens on the west columns, and one of the other
+//! rows on the east columns. Rows and columns then hold by construction; the two halves can
+//! only clash on a diagonal that crosses the middle, so each half-board reduces to a
+//! *signature*, the set of crossing diagonals it occupies, and the solutions for `R` are the
+//! pairs of west and east signatures that are disjoint. Those pairs are counted in bulk: one
+//! side is bit-sliced (bit `j` of word `k` says that signature `j` leaves diagonal `k` free),
+//! with the ANDs of every combination of a few diagonals tabulated, so that one table lookup
+//! per chunk of a query's signature and a popcount test 64 (or 512) pairs at once.
+//!
+//! An odd board first places the queens of the middle row and the middle column (one queen
+//! if it is the centre); the remaining rows then split between the two halves as above,
+//! with those queens' diagonals forbidden to both.
+//!
+//! Symmetry: reflecting the board north-south maps `R` to its mirror image and reflecting it
+//! east-west maps `R` to its complement, so an even board counts one `R` of each such orbit,
+//! weighed by the orbit's size. On an odd board the eight symmetries map the middle row and
+//! column onto themselves, so only one placement of their queens per orbit is counted.
+
+mod disjoint;
+
+use crate::Error;
+
+/// The largest board the join handles: row sets are `u32`s and signatures `u64`s.
+pub(crate) const MAX_JOIN_N: usize = 32;
+
+/// The most rows whose half a task can decide: every row left free by the middle queens.
+pub(crate) fn max_depth(n: usize) -> usize {
+    if n % 2 == 0 { n } else { n.saturating_sub(2) }
+}
+
+/// Diagonals, numbered as bits of a `u64`, that have cells on both sides of the split.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    low: u32,
+    len: u32,
+}
+
+impl Span {
+    fn of(n: usize, diagonal: impl Fn(usize, usize) -> u32, west: u64, east: u64) -> Span {
+        let (mut seen_west, mut seen_east) = (0u64, 0u64);
+        for row in 0..n {
+            for column in 0..n {
+                let bit = 1u64 << diagonal(row, column);
+                if west >> column & 1 == 1 {
+                    seen_west |= bit;
+                }
+                if east >> column & 1 == 1 {
+                    seen_east |= bit;
+                }
+            }
+        }
+        let crossing = seen_west & seen_east;
+        // The crossing diagonals of a vertical split are consecutive in both numberings.
+        // A board too small to have a crossing diagonal has an empty span, starting anywhere.
+        Span { low: crossing.trailing_zeros() % 64, len: crossing.count_ones() }
+    }
+
+    fn extract(self, diagonals: u64) -> u64 {
+        (diagonals >> self.low) & ((1u64 << self.len) - 1)
+    }
+}
+
+/// One placement of the middle row's and middle column's queens on an odd board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Centre {
+    /// The row of the middle column's queen.
+    row: usize,
+    /// The column of the middle row's queen.
+    column: usize,
+}
+
+/// A board split for the join: the rows still free, in the order their halves are decided,
+/// the columns of each half, and the cells the fixed queens leave open.
+#[derive(Clone, Debug)]
+struct Split {
+    /// The free rows in the order the walk decides them. With [`Split::reflect`] they go
+    /// from the outside in (0, N-1, 1, N-2, ...), so that the north-south mirror swaps
+    /// neighbours and a row set's orbit is settled pair by pair; otherwise from the top, so
+    /// that neighbouring rows, which attack each other most, prune each half early.
+    order: Vec<u8>,
+    west: u64,
+    east: u64,
+    /// Per row, the columns no fixed queen attacks.
+    open: [u64; MAX_JOIN_N],
+    /// Even boards count one row set per orbit of the two reflections; odd boards count
+    /// every row set of a canonical centre placement, weighed by its orbit.
+    reflect: bool,
+    weight: u128,
+}
+
+impl Split {
+    /// How many of the free rows put their queen in each half: one per column.
+    fn quota(&self) -> (usize, usize) {
+        (self.west.count_ones() as usize, self.east.count_ones() as usize)
+    }
+}
+
+/// The join engine for one board size.
+#[derive(Clone, Debug)]
+pub(crate) struct Join {
+    n: usize,
+    rising: Span,
+    falling: Span,
+    /// The canonical centre placements of an odd board with their orbit sizes; empty when
+    /// `n` is even.
+    centres: Vec<(Centre, u128)>,
+}
+
+/// What one task found: solutions (already weighed by symmetry), and the work it took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct JoinTally {
+    pub(crate) total: u128,
+    /// Pairs of half-boards tested for a clash.
+    pub(crate) pairs: u128,
+    /// The most bytes of half-boards and tables held at once.
+    pub(crate) peak_bytes: usize,
+}
+
+impl Join {
+    pub(crate) fn new(n: usize) -> Result<Join, Error> {
+        if !(1..=MAX_JOIN_N).contains(&n) {
+            return Err(Error::JoinSize { n });
+        }
+        let half = n / 2;
+        let west = (1u64 << half) - 1;
+        let east = ((1u64 << n) - 1) & !((1u64 << (n - half)) - 1);
+        let rising = Span::of(n, |r, c| (r + c) as u32, west, east);
+        let falling = Span::of(n, |r, c| (c + n - 1 - r) as u32, west, east);
+        let centres = if n % 2 == 1 { canonical_centres(n) } else { Vec::new() };
+        Ok(Join { n, rising, falling, centres })
+    }
+
+    /// Every task of `depth` decided rows, in a fixed order: on an odd board the centre
+    /// placement's row and column, then one byte per decided row in [`Split::order`], 1 if
+    /// its queen stands west. Prefixes that cannot lead to a counted row set are left out.
+    pub(crate) fn tasks(&self, depth: usize) -> Vec<Vec<u8>> {
+        let mut keys = Vec::new();
+        if self.n % 2 == 0 {
+            let split = self.even_split();
+            let depth = depth.min(split.order.len());
+            split_prefixes(&split, depth, &mut Vec::new(), Orbit::START, &mut keys);
+        } else {
+            for &(centre, weight) in &self.centres {
+                let split = self.odd_split(centre, weight);
+                let depth = depth.min(split.order.len());
+                let mut prefix = vec![centre.row as u8, centre.column as u8];
+                split_prefixes(&split, depth, &mut prefix, Orbit::START, &mut keys);
+            }
+        }
+        keys
+    }
+
+    /// Counts the solutions below one task's key, or `None` if the key is not a task of
+    /// this board.
+    pub(crate) fn solve(&self, key: &[u8]) -> Option<JoinTally> {
+        let (split, decided) = if self.n % 2 == 0 {
+            (self.even_split(), key)
+        } else {
+            let (&[row, column], decided) = key.split_first_chunk::<2>()?;
+            let centre = Centre { row: usize::from(row), column: usize::from(column) };
+            let &(_, weight) = self.centres.iter().find(|(c, _)| *c == centre)?;
+            (self.odd_split(centre, weight), decided)
+        };
+        if decided.len() > split.order.len() || decided.iter().any(|&d| d > 1) {
+            return None;
+        }
+        let mut walk = Walk::new(self, &split, decided);
+        walk.visit(0, (0, 0), Orbit::START);
+        walk.tally.peak_bytes = walk.held_bytes();
+        Some(walk.tally)
+    }
+
+    /// The crossing diagonals a half-board occupies, as one word.
+    fn signature(&self, board: &Partial) -> u64 {
+        self.rising.extract(board.rising) | self.falling.extract(board.falling) << self.rising.len
+    }
+
+    fn signature_bits(&self) -> u32 {
+        self.rising.len + self.falling.len
+    }
+
+    fn even_split(&self) -> Split {
+        let half = self.n / 2;
+        Split {
+            order: outside_in((0..self.n).collect()),
+            west: (1u64 << half) - 1,
+            east: ((1u64 << self.n) - 1) & !((1u64 << half) - 1),
+            open: [(1u64 << self.n) - 1; MAX_JOIN_N],
+            reflect: true,
+            weight: 1,
+        }
+    }
+
+    fn odd_split(&self, centre: Centre, weight: u128) -> Split {
+        let n = self.n;
+        let middle = n / 2;
+        let fixed = [(centre.row, middle), (middle, centre.column)];
+        let mut open = [0u64; MAX_JOIN_N];
+        for (row, open) in open.iter_mut().enumerate().take(n) {
+            for column in 0..n {
+                let attacked = fixed.iter().any(|&(r, c)| {
+                    r == row || c == column || r.abs_diff(row) == c.abs_diff(column)
+                });
+                if !attacked {
+                    *open |= 1 << column;
+                }
+            }
+        }
+        let without = |mask: u64| mask & !(1u64 << centre.column);
+        Split {
+            order: (0..n).filter(|&r| r != centre.row && r != middle).map(|r| r as u8).collect(),
+            west: without((1u64 << middle) - 1),
+            east: without(((1u64 << n) - 1) & !((1u64 << (middle + 1)) - 1)),
+            open,
+            reflect: false,
+            weight,
+        }
+    }
+}
+
+/// `rows` (ascending) from the outside in: first, last, second, second to last, ...
+fn outside_in(rows: Vec<usize>) -> Vec<u8> {
+    let (mut low, mut high) = (0, rows.len());
+    let mut order = Vec::with_capacity(rows.len());
+    while low < high {
+        order.push(rows[low] as u8);
+        low += 1;
+        if low < high {
+            high -= 1;
+            order.push(rows[high] as u8);
+        }
+    }
+    order
+}
+
+/// Where a row set stands against the other members of its orbit under the north-south
+/// mirror (`m`), the east-west reflection (complement, `c`) and both (`mc`), compared in
+/// [`Split::order`]: for each, whether its decisions so far equal the row set's own. A row
+/// set is counted only if no member of its orbit comes first, so the first pair of rows
+/// where a member differs settles whether that member can still come first.
+#[derive(Clone, Copy, Debug)]
+struct Orbit {
+    tied: [bool; 3],
+}
+
+impl Orbit {
+    const START: Orbit = Orbit { tied: [true; 3] };
+
+    /// The state after a pair of mirror rows decided `(a, b)`, or `None` if a member of the
+    /// orbit now comes first.
+    fn after(self, a: u8, b: u8) -> Option<Orbit> {
+        let images = [(b, a), (1 - a, 1 - b), (1 - b, 1 - a)];
+        let mut tied = self.tied;
+        for (tied, image) in tied.iter_mut().zip(images) {
+            if *tied {
+                if image < (a, b) {
+                    return None;
+                }
+                *tied = image == (a, b);
+            }
+        }
+        Some(Orbit { tied })
+    }
+
+    /// The number of distinct row sets in the orbit: the four symmetries over the number
+    /// that leave the row set unchanged.
+    fn size(self) -> u128 {
+        4 / (1 + self.tied.iter().filter(|&&t| t).count() as u128)
+    }
+}
+
+/// The orbit state after deciding position `position` of a split's order as `choice`,
+/// given the decision before it; `None` if the row set cannot be the one counted.
+fn advance(split: &Split, orbit: Orbit, position: usize, before: u8, choice: u8) -> Option<Orbit> {
+    if split.reflect && position % 2 == 1 { orbit.after(before, choice) } else { Some(orbit) }
+}
+
+/// Appends every prefix of `depth` decisions that respects the halves' quotas and the
+/// orbit rule.
+fn split_prefixes(
+    split: &Split,
+    depth: usize,
+    prefix: &mut Vec<u8>,
+    orbit: Orbit,
+    keys: &mut Vec<Vec<u8>>,
+) {
+    let head = prefix.len() - usize::from(!split.reflect) * 2;
+    if head == depth {
+        keys.push(prefix.clone());
+        return;
+    }
+    let west = prefix[prefix.len() - head..].iter().filter(|&&d| d == 1).count();
+    let (west_quota, east_quota) = split.quota();
+    for choice in [0u8, 1] {
+        let fits = if choice == 1 { west < west_quota } else { head - west < east_quota };
+        let before = prefix.last().copied().unwrap_or(0);
+        let Some(orbit) = fits.then(|| advance(split, orbit, head, before, choice)).flatten()
+        else {
+            continue;
+        };
+        prefix.push(choice);
+        split_prefixes(split, depth, prefix, orbit, keys);
+        prefix.pop();
+    }
+}
+
+/// A half-board under construction: the columns it took, and its diagonals as bits
+/// `row + column` and `column + N - 1 - row`.
+#[derive(Clone, Copy, Debug)]
+struct Partial {
+    columns: u64,
+    rising: u64,
+    falling: u64,
+}
+
+/// One half of the board as the walk builds it.
+struct Half {
+    columns: u64,
+    /// The rows that put their queen in this half: one per column.
+    quota: usize,
+    /// `levels[k]`: the partial boards of the first `k` rows decided for this half.
+    levels: Vec<Vec<Partial>>,
+    /// The signatures of the complete half-boards, once the last row is decided.
+    signatures: Vec<u64>,
+}
+
+impl Half {
+    fn new(columns: u64) -> Half {
+        let quota = columns.count_ones() as usize;
+        let mut levels = vec![Vec::new(); quota.max(1)];
+        levels[0].push(Partial { columns: 0, rising: 0, falling: 0 });
+        // A half with no columns is complete from the start: one empty board.
+        let signatures = if quota == 0 { vec![0] } else { Vec::new() };
+        Half { columns, quota, levels, signatures }
+    }
+
+    fn held_bytes(&self) -> usize {
+        let boards: usize = self.levels.iter().map(Vec::capacity).sum();
+        boards * size_of::<Partial>() + self.signatures.capacity() * size_of::<u64>()
+    }
+}
+
+/// The depth-first walk of one task: every row, in [`Split::order`], joins the west or the
+/// east half, and each half's partial boards grow with it, so that row sets sharing a
+/// prefix share the work of placing it. A half with no board left ends the branch.
+struct Walk<'a> {
+    join: &'a Join,
+    split: &'a Split,
+    decided: &'a [u8],
+    choices: Vec<u8>,
+    west: Half,
+    east: Half,
+    pairs: disjoint::Scratch,
+    tally: JoinTally,
+}
+
+impl<'a> Walk<'a> {
+    fn new(join: &'a Join, split: &'a Split, decided: &'a [u8]) -> Walk<'a> {
+        Walk {
+            join,
+            split,
+            decided,
+            choices: Vec::with_capacity(split.order.len()),
+            west: Half::new(split.west),
+            east: Half::new(split.east),
+            pairs: disjoint::Scratch::default(),
+            tally: JoinTally::default(),
+        }
+    }
+
+    fn visit(&mut self, position: usize, (west, east): (usize, usize), orbit: Orbit) {
+        let Some(&row) = self.split.order.get(position) else {
+            self.leaf(orbit);
+            return;
+        };
+        let row = usize::from(row);
+        let forced = self.decided.get(position).copied();
+        for choice in [0u8, 1] {
+            if forced.is_some_and(|f| f != choice) {
+                continue;
+            }
+            let before = self.choices.last().copied().unwrap_or(0);
+            let Some(orbit) = advance(self.split, orbit, position, before, choice) else {
+                continue;
+            };
+            let (side, level) = if choice == 1 { (&mut self.west, west) } else { (&mut self.east, east) };
+            let columns = side.columns & self.split.open[row];
+            if level == side.quota {
+                continue;
+            }
+            if level + 1 == side.quota {
+                let board = &side.levels[level];
+                complete(board, &mut side.signatures, self.join, row, columns);
+                if side.signatures.is_empty() {
+                    continue;
+                }
+            } else {
+                let (done, next) = side.levels.split_at_mut(level + 1);
+                extend(&done[level], &mut next[0], self.join.n, row, columns);
+                if next[0].is_empty() {
+                    continue;
+                }
+            }
+            self.choices.push(choice);
+            let counts = if choice == 1 { (west + 1, east) } else { (west, east + 1) };
+            self.visit(position + 1, counts, orbit);
+            self.choices.pop();
+        }
+    }
+
+    fn leaf(&mut self, orbit: Orbit) {
+        let weight = if self.split.reflect { orbit.size() } else { self.split.weight };
+        let (west, east) = (&self.west.signatures, &self.east.signatures);
+        // The smaller side is bit-sliced: its tables are built once per group of lanes.
+        let (stored, queries) = if west.len() <= east.len() { (west, east) } else { (east, west) };
+        let found = disjoint::count(stored, queries, self.join.signature_bits(), &mut self.pairs);
+        self.tally.total += weight * u128::from(found);
+        self.tally.pairs += (stored.len() * queries.len()) as u128;
+    }
+
+    fn held_bytes(&self) -> usize {
+        self.west.held_bytes() + self.east.held_bytes() + self.pairs.held_bytes()
+    }
+}
+
+/// Every board of `from` with one more queen in `row`, on a column of `columns` that no
+/// queen of the board attacks.
+fn extend(from: &[Partial], to: &mut Vec<Partial>, n: usize, row: usize, columns: u64) {
+    to.clear();
+    let fall = n - 1 - row;
+    for board in from {
+        let mut open = columns & !board.columns & !(board.rising >> row) & !(board.falling >> fall);
+        while open != 0 {
+            let bit = open & open.wrapping_neg();
+            open ^= bit;
+            to.push(Partial {
+                columns: board.columns | bit,
+                rising: board.rising | bit << row,
+                falling: board.falling | bit << fall,
+            });
+        }
+    }
+}
+
+/// The signatures of every board of `from` completed by a queen in `row`, on a column of
+/// `columns` that no queen of the board attacks.
+fn complete(from: &[Partial], to: &mut Vec<u64>, join: &Join, row: usize, columns: u64) {
+    to.clear();
+    let fall = join.n - 1 - row;
+    for board in from {
+        let mut open = columns & !board.columns & !(board.rising >> row) & !(board.falling >> fall);
+        while open != 0 {
+            let bit = open & open.wrapping_neg();
+            open ^= bit;
+            to.push(join.signature(&Partial {
+                columns: board.columns | bit,
+                rising: board.rising | bit << row,
+                falling: board.falling | bit << fall,
+            }));
+        }
+    }
+}
+
+/// Every placement of the middle column's queen (row) and the middle row's queen (column)
+/// that a solution can hold, one per orbit under the board's symmetries, with the orbit's
+/// size. The symmetries map the middle row and column onto themselves, so they act on these
+/// placements by reflecting either coordinate and by swapping the two.
+fn canonical_centres(n: usize) -> Vec<(Centre, u128)> {
+    let middle = n / 2;
+    let mut centres = Vec::new();
+    for row in 0..n {
+        for column in 0..n {
+            if (row == middle) != (column == middle) {
+                continue;
+            }
+            if row != middle && row.abs_diff(middle) == column.abs_diff(middle) {
+                continue;
+            }
+            let mut orbit = Vec::with_capacity(8);
+            for (a, b) in [(row, column), (column, row)] {
+                for a in [a, n - 1 - a] {
+                    for b in [b, n - 1 - b] {
+                        if !orbit.contains(&(a, b)) {
+                            orbit.push((a, b));
+                        }
+                    }
+                }
+            }
+            if orbit.iter().all(|&other| (row, column) <= other) {
+                centres.push((Centre { row, column }, orbit.len() as u128));
+            }
+        }
+    }
+    centres
+}

@@ -1,0 +1,234 @@
+//! Counting the pairs of two lists of bitsets that have no bit in common, many pairs per
+//! instruction.
+//!
+//! The stored list is cut into groups of lanes (64 per `u64`, and 256 or 512 per group
+//! when the processor has AVX2 or AVX-512). For a group, bit `j` of `occupied[k]` says that
+//! lane `j`'s bitset holds bit `k`; a table per chunk of a few bits gives, for every value of
+//! the chunk, the lanes that hold none of its bits. A query's compatible lanes are then the
+//! AND of one table entry per chunk, and their number one popcount.
+
+/// Lanes of one group, as words; aligned so that a group is one vector load.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Lanes<const W: usize>([u64; W]);
+
+/// The most table entries per chunk: chunks are at most 8 bits.
+const ENTRIES: usize = 256;
+
+/// Bits of the query a table covers, per lane width: the tables of a group should stay in
+/// the first-level cache, so wider lanes take smaller chunks.
+const NARROW_CHUNK: u32 = 8;
+const WIDE_CHUNK: u32 = 6;
+
+/// Tables reused from call to call.
+#[derive(Default)]
+pub(super) struct Scratch {
+    narrow: Vec<[Lanes<1>; ENTRIES]>,
+    avx2: Vec<[Lanes<4>; ENTRIES]>,
+    avx512: Vec<[Lanes<8>; ENTRIES]>,
+}
+
+impl Scratch {
+    pub(super) fn held_bytes(&self) -> usize {
+        self.narrow.capacity() * size_of::<[Lanes<1>; ENTRIES]>()
+            + self.avx2.capacity() * size_of::<[Lanes<4>; ENTRIES]>()
+            + self.avx512.capacity() * size_of::<[Lanes<8>; ENTRIES]>()
+    }
+}
+
+/// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for bitsets
+/// below bit `bits`.
+pub(super) fn count(stored: &[u64], queries: &[u64], bits: u32, scratch: &mut Scratch) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if stored.len() > 64 {
+        if has_avx512() {
+            // SAFETY: the processor has every feature `count_avx512` is compiled for.
+            return unsafe { count_avx512(stored, queries, bits, &mut scratch.avx512) };
+        }
+        if has_avx2() {
+            // SAFETY: as above, for `count_avx2`.
+            return unsafe { count_avx2(stored, queries, bits, &mut scratch.avx2) };
+        }
+    }
+    by_chunks::<1, NARROW_CHUNK>(stored, queries, bits, &mut scratch.narrow)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1")]
+fn count_avx512(stored: &[u64], queries: &[u64], bits: u32, tables: &mut Vec<[Lanes<8>; ENTRIES]>) -> u64 {
+    by_chunks::<8, WIDE_CHUNK>(stored, queries, bits, tables)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,bmi1")]
+fn count_avx2(stored: &[u64], queries: &[u64], bits: u32, tables: &mut Vec<[Lanes<4>; ENTRIES]>) -> u64 {
+    by_chunks::<4, WIDE_CHUNK>(stored, queries, bits, tables)
+}
+
+/// Whether this processor has AVX-512 with its popcount; the standard library caches it.
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+        && std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("bmi1")
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("bmi1")
+}
+
+/// Picks the copy of the loop with the right number of chunks unrolled.
+#[inline(always)]
+fn by_chunks<const W: usize, const CHUNK: u32>(
+    stored: &[u64],
+    queries: &[u64],
+    bits: u32,
+    tables: &mut Vec<[Lanes<W>; ENTRIES]>,
+) -> u64
+where
+    Lanes<W>: Query,
+{
+    macro_rules! unrolled {
+        ($($chunks:literal)*) => {
+            match bits.div_ceil(CHUNK).max(1) {
+                $($chunks => in_groups::<W, CHUNK, $chunks>(stored, queries, tables),)*
+                _ => unreachable!("signatures have at most 62 bits"),
+            }
+        };
+    }
+    unrolled!(1 2 3 4 5 6 7 8 9 10 11)
+}
+
+#[inline(always)]
+fn in_groups<const W: usize, const CHUNK: u32, const CHUNKS: usize>(
+    stored: &[u64],
+    queries: &[u64],
+    tables: &mut Vec<[Lanes<W>; ENTRIES]>,
+) -> u64
+where
+    Lanes<W>: Query,
+{
+    let entries = 1usize << CHUNK;
+    if tables.len() < CHUNKS {
+        tables.resize(CHUNKS, [Lanes([0; W]); ENTRIES]);
+    }
+    let mut found = 0u64;
+    for group in stored.chunks(64 * W) {
+        // Chunks may run past the last bit, so there is room for a chunk's worth more.
+        let mut occupied = [Lanes([0u64; W]); 64 + 8];
+        let mut valid = Lanes([0u64; W]);
+        for (lane, &bitset) in group.iter().enumerate() {
+            let (word, bit) = (lane / 64, 1u64 << (lane % 64));
+            valid.0[word] |= bit;
+            let mut rest = bitset;
+            while rest != 0 {
+                occupied[rest.trailing_zeros() as usize].0[word] |= bit;
+                rest &= rest - 1;
+            }
+        }
+        for (chunk, table) in tables.iter_mut().take(CHUNKS).enumerate() {
+            table[0] = if chunk == 0 { valid } else { Lanes([!0; W]) };
+            for value in 1..entries {
+                let bit = CHUNK as usize * chunk + value.trailing_zeros() as usize;
+                let mut lanes = table[value & (value - 1)];
+                for (lane, taken) in lanes.0.iter_mut().zip(occupied[bit].0) {
+                    *lane &= !taken;
+                }
+                table[value] = lanes;
+            }
+        }
+        let tables: &[_; CHUNKS] = tables[..CHUNKS].try_into().expect("CHUNKS tables");
+        // SAFETY: the dispatch in `count` picks a lane width only on processors that have
+        // the instructions its `Query` implementation is compiled for.
+        found += unsafe { Lanes::<W>::count_free::<CHUNK, CHUNKS>(tables, queries) };
+    }
+    found
+}
+
+/// The query loop for one lane width: for every query, the AND of one table entry per
+/// chunk, and the popcount of the lanes left. Written with explicit vector instructions,
+/// since the compiler would vectorise across queries with slow gathers instead.
+trait Query: Sized {
+    /// # Safety
+    /// The processor must have the instructions the implementation is compiled for.
+    unsafe fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        tables: &[[Self; ENTRIES]; CHUNKS],
+        queries: &[u64],
+    ) -> u64;
+}
+
+impl Query for Lanes<1> {
+    unsafe fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        tables: &[[Self; ENTRIES]; CHUNKS],
+        queries: &[u64],
+    ) -> u64 {
+        let mask = (1u64 << CHUNK) - 1;
+        let mut found = 0u64;
+        for &query in queries {
+            let mut free = !0u64;
+            for (chunk, table) in tables.iter().enumerate() {
+                free &= table[((query >> (CHUNK as usize * chunk)) & mask) as usize].0[0];
+            }
+            found += u64::from(free.count_ones());
+        }
+        found
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Query for Lanes<8> {
+    #[target_feature(enable = "avx512f,avx512vpopcntdq")]
+    unsafe fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        tables: &[[Self; ENTRIES]; CHUNKS],
+        queries: &[u64],
+    ) -> u64 {
+        use std::arch::x86_64::*;
+        let mask = (1u64 << CHUNK) - 1;
+        // SAFETY: `Lanes<8>` is 64 bytes aligned to 64, one whole vector.
+        let load = |lanes: &Lanes<8>| unsafe { _mm512_load_si512((&raw const lanes.0).cast()) };
+        let mut found = _mm512_setzero_si512();
+        for &query in queries {
+            let mut free = load(&tables[0][(query & mask) as usize]);
+            for (chunk, table) in tables.iter().enumerate().skip(1) {
+                let entry = load(&table[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
+                free = _mm512_and_si512(free, entry);
+            }
+            found = _mm512_add_epi64(found, _mm512_popcnt_epi64(free));
+        }
+        _mm512_reduce_add_epi64(found) as u64
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Query for Lanes<4> {
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        tables: &[[Self; ENTRIES]; CHUNKS],
+        queries: &[u64],
+    ) -> u64 {
+        use std::arch::x86_64::*;
+        let mask = (1u64 << CHUNK) - 1;
+        // SAFETY: `Lanes<4>` is 32 bytes aligned to 64, one whole vector.
+        let load = |lanes: &Lanes<4>| unsafe { _mm256_load_si256((&raw const lanes.0).cast()) };
+        let mut found = 0u64;
+        for &query in queries {
+            let mut free = load(&tables[0][(query & mask) as usize]);
+            for (chunk, table) in tables.iter().enumerate().skip(1) {
+                let entry = load(&table[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
+                free = _mm256_and_si256(free, entry);
+            }
+            // AVX2 has no vector popcount; four scalar ones keep up with the loads.
+            found += u64::from((_mm256_extract_epi64::<0>(free) as u64).count_ones())
+                + u64::from((_mm256_extract_epi64::<1>(free) as u64).count_ones())
+                + u64::from((_mm256_extract_epi64::<2>(free) as u64).count_ones())
+                + u64::from((_mm256_extract_epi64::<3>(free) as u64).count_ones());
+        }
+        found
+    }
+}
