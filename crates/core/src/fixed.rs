@@ -42,18 +42,21 @@ impl Occupancy {
     }
 }
 
-/// The cells that `quarter_turns` quarter turns cycle `start` through, `start` first.
-fn orbit(n: usize, start: (usize, usize), quarter_turns: u32) -> Vec<(usize, usize)> {
+/// The cells that `quarter_turns` quarter turns cycle `start` through, `start` first, and
+/// how many there are (1, 2 or 4). A fixed array: the search asks at every node.
+fn orbit(n: usize, start: (usize, usize), quarter_turns: u32) -> ([(usize, usize); 4], usize) {
     let turn = |(row, column): (usize, usize)| {
         (0..quarter_turns).fold((row, column), |(r, c), _| (c, n - 1 - r))
     };
-    let mut cells = vec![start];
+    let mut cells = [start; 4];
+    let mut len = 1;
     let mut next = turn(start);
     while next != start {
-        cells.push(next);
+        cells[len] = next;
+        len += 1;
         next = turn(next);
     }
-    cells
+    (cells, len)
 }
 
 fn count_from(board: &mut Occupancy, quarter_turns: u32, first_row: usize) -> u128 {
@@ -62,9 +65,10 @@ fn count_from(board: &mut Occupancy, quarter_turns: u32, first_row: usize) -> u1
     };
     let mut found = 0;
     for column in 0..board.n {
-        let cells = orbit(board.n, (row, column), quarter_turns);
+        let (cells, len) = orbit(board.n, (row, column), quarter_turns);
+        let cells = &cells[..len];
         let mut placed = 0;
-        for &cell in &cells {
+        for &cell in cells {
             if !board.is_free(cell) {
                 break;
             }
@@ -115,9 +119,10 @@ mod tests {
 
     #[test]
     fn orbits_have_the_rotations_order() {
-        assert_eq!(orbit(5, (0, 1), 1), vec![(0, 1), (1, 4), (4, 3), (3, 0)]);
-        assert_eq!(orbit(5, (0, 1), 2), vec![(0, 1), (4, 3)]);
-        assert_eq!(orbit(5, (2, 2), 1), vec![(2, 2)]);
+        let cells = |(cells, len): ([(usize, usize); 4], usize)| cells[..len].to_vec();
+        assert_eq!(cells(orbit(5, (0, 1), 1)), vec![(0, 1), (1, 4), (4, 3), (3, 0)]);
+        assert_eq!(cells(orbit(5, (0, 1), 2)), vec![(0, 1), (4, 3)]);
+        assert_eq!(cells(orbit(5, (2, 2), 1)), vec![(2, 2)]);
     }
 
     #[test]

@@ -187,7 +187,7 @@ impl Join {
     fn even_split(&self) -> Split {
         let half = self.n / 2;
         Split {
-            order: outside_in((0..self.n).collect()),
+            order: middle_out(self.n),
             west: (1u64 << half) - 1,
             east: ((1u64 << self.n) - 1) & !((1u64 << half) - 1),
             open: [(1u64 << self.n) - 1; MAX_JOIN_N],
@@ -223,19 +223,10 @@ impl Join {
     }
 }
 
-/// `rows` (ascending) from the outside in: first, last, second, second to last, ...
-fn outside_in(rows: Vec<usize>) -> Vec<u8> {
-    let (mut low, mut high) = (0, rows.len());
-    let mut order = Vec::with_capacity(rows.len());
-    while low < high {
-        order.push(rows[low] as u8);
-        low += 1;
-        if low < high {
-            high -= 1;
-            order.push(rows[high] as u8);
-        }
-    }
-    order
+/// The rows of an even board in mirror pairs from the middle out: N/2 - 1, N/2, N/2 - 2,
+/// N/2 + 1, ...
+fn middle_out(n: usize) -> Vec<u8> {
+    (0..n / 2).rev().flat_map(|row| [row as u8, (n - 1 - row) as u8]).collect()
 }
 
 /// Where a row set stands against the other members of its orbit under the north-south
@@ -311,11 +302,42 @@ fn split_prefixes(
 
 /// A half-board under construction: the columns it took, and its diagonals as bits
 /// `row + column` and `column + N - 1 - row`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Partial {
     columns: u64,
     rising: u64,
     falling: u64,
+}
+
+/// A list refilled in place: `items[..len]` is the list and the rest is room left from
+/// earlier fills, so that a fill can write every candidate and keep only the good ones
+/// without a branch per candidate.
+#[derive(Clone, Debug, Default)]
+struct Refill<T> {
+    items: Vec<T>,
+    len: usize,
+}
+
+impl<T: Copy + Default> Refill<T> {
+    fn of(items: Vec<T>) -> Refill<T> {
+        Refill { len: items.len(), items }
+    }
+
+    fn as_slice(&self) -> &[T] {
+        &self.items[..self.len]
+    }
+
+    /// Lets `fill` write at most `bound` items and keeps the number it returns.
+    fn refill(&mut self, bound: usize, fill: impl FnOnce(&mut [T]) -> usize) {
+        if self.items.len() < bound {
+            self.items.resize(bound, T::default());
+        }
+        self.len = fill(&mut self.items[..bound]);
+    }
+
+    fn held_bytes(&self) -> usize {
+        self.items.capacity() * size_of::<T>()
+    }
 }
 
 /// One half of the board as the walk builds it.
@@ -324,24 +346,40 @@ struct Half {
     /// The rows that put their queen in this half: one per column.
     quota: usize,
     /// `levels[k]`: the partial boards of the first `k` rows decided for this half.
-    levels: Vec<Vec<Partial>>,
+    levels: Vec<Refill<Partial>>,
     /// The signatures of the complete half-boards, once the last row is decided.
-    signatures: Vec<u64>,
+    signatures: Refill<u64>,
 }
 
 impl Half {
     fn new(columns: u64) -> Half {
         let quota = columns.count_ones() as usize;
-        let mut levels = vec![Vec::new(); quota.max(1)];
-        levels[0].push(Partial { columns: 0, rising: 0, falling: 0 });
+        let mut levels = vec![Refill::default(); quota.max(1)];
+        levels[0] = Refill::of(vec![Partial::default()]);
         // A half with no columns is complete from the start: one empty board.
-        let signatures = if quota == 0 { vec![0] } else { Vec::new() };
+        let signatures = Refill::of(if quota == 0 { vec![0] } else { Vec::new() });
         Half { columns, quota, levels, signatures }
     }
 
+    /// Places a queen of this half's `level`-th row in `row`, on a column of `open`; false
+    /// if no board is left.
+    fn place(&mut self, join: &Join, level: usize, row: usize, open: u64) -> bool {
+        let free = self.quota - level;
+        let (done, next) = self.levels.split_at_mut(level + 1);
+        let from = done[level].as_slice();
+        let bound = from.len() * free;
+        if level + 1 == self.quota {
+            self.signatures.refill(bound, |to| complete(from, to, join, row, self.columns, open));
+            self.signatures.len > 0
+        } else {
+            let n = join.n;
+            next[0].refill(bound, |to| extend(from, to, n, row, self.columns, open, free));
+            next[0].len > 0
+        }
+    }
+
     fn held_bytes(&self) -> usize {
-        let boards: usize = self.levels.iter().map(Vec::capacity).sum();
-        boards * size_of::<Partial>() + self.signatures.capacity() * size_of::<u64>()
+        self.levels.iter().map(Refill::held_bytes).sum::<usize>() + self.signatures.held_bytes()
     }
 }
 
@@ -388,23 +426,10 @@ impl<'a> Walk<'a> {
             let Some(orbit) = advance(self.split, orbit, position, before, choice) else {
                 continue;
             };
-            let (side, level) = if choice == 1 { (&mut self.west, west) } else { (&mut self.east, east) };
-            let columns = side.columns & self.split.open[row];
-            if level == side.quota {
+            let (side, level) =
+                if choice == 1 { (&mut self.west, west) } else { (&mut self.east, east) };
+            if level == side.quota || !side.place(self.join, level, row, self.split.open[row]) {
                 continue;
-            }
-            if level + 1 == side.quota {
-                let board = &side.levels[level];
-                complete(board, &mut side.signatures, self.join, row, columns);
-                if side.signatures.is_empty() {
-                    continue;
-                }
-            } else {
-                let (done, next) = side.levels.split_at_mut(level + 1);
-                extend(&done[level], &mut next[0], self.join.n, row, columns);
-                if next[0].is_empty() {
-                    continue;
-                }
             }
             self.choices.push(choice);
             let counts = if choice == 1 { (west + 1, east) } else { (west, east + 1) };
@@ -415,7 +440,7 @@ impl<'a> Walk<'a> {
 
     fn leaf(&mut self, orbit: Orbit) {
         let weight = if self.split.reflect { orbit.size() } else { self.split.weight };
-        let (west, east) = (&self.west.signatures, &self.east.signatures);
+        let (west, east) = (self.west.signatures.as_slice(), self.east.signatures.as_slice());
         // The smaller side is bit-sliced: its tables are built once per group of lanes.
         let (stored, queries) = if west.len() <= east.len() { (west, east) } else { (east, west) };
         let found = disjoint::count(stored, queries, self.join.signature_bits(), &mut self.pairs);
@@ -428,42 +453,54 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// Every board of `from` with one more queen in `row`, on a column of `columns` that no
-/// queen of the board attacks.
-fn extend(from: &[Partial], to: &mut Vec<Partial>, n: usize, row: usize, columns: u64) {
-    to.clear();
+/// Writes to `to` every board of `from` with one more queen in `row`, on a column of
+/// `half` that the board has free (`free` of them, the same for every board) and that is in
+/// `open` and not attacked by the board; returns how many there are. Every free column is
+/// written and only the good ones kept, so the loop has no unpredictable branch.
+fn extend(
+    from: &[Partial],
+    to: &mut [Partial],
+    n: usize,
+    row: usize,
+    half: u64,
+    open: u64,
+    free: usize,
+) -> usize {
     let fall = n - 1 - row;
+    let mut len = 0;
     for board in from {
-        let mut open = columns & !board.columns & !(board.rising >> row) & !(board.falling >> fall);
-        while open != 0 {
-            let bit = open & open.wrapping_neg();
-            open ^= bit;
-            to.push(Partial {
+        let mut candidates = half & !board.columns;
+        let open = open & !(board.rising >> row) & !(board.falling >> fall);
+        for _ in 0..free {
+            let bit = candidates & candidates.wrapping_neg();
+            candidates ^= bit;
+            to[len] = Partial {
                 columns: board.columns | bit,
                 rising: board.rising | bit << row,
                 falling: board.falling | bit << fall,
-            });
+            };
+            len += usize::from(open & bit != 0);
         }
     }
+    len
 }
 
-/// The signatures of every board of `from` completed by a queen in `row`, on a column of
-/// `columns` that no queen of the board attacks.
-fn complete(from: &[Partial], to: &mut Vec<u64>, join: &Join, row: usize, columns: u64) {
-    to.clear();
+/// Like [`extend`] for the half's last row, where each board has one column left: writes
+/// the signatures of the boards it completes.
+fn complete(from: &[Partial], to: &mut [u64], join: &Join, row: usize, half: u64, open: u64) -> usize {
     let fall = join.n - 1 - row;
+    let mut len = 0;
     for board in from {
-        let mut open = columns & !board.columns & !(board.rising >> row) & !(board.falling >> fall);
-        while open != 0 {
-            let bit = open & open.wrapping_neg();
-            open ^= bit;
-            to.push(join.signature(&Partial {
-                columns: board.columns | bit,
-                rising: board.rising | bit << row,
-                falling: board.falling | bit << fall,
-            }));
-        }
+        let bit = half & !board.columns;
+        let open = open & !(board.rising >> row) & !(board.falling >> fall);
+        to[len] = join.signature(&Partial {
+            columns: board.columns | bit,
+            rising: board.rising | bit << row,
+            falling: board.falling | bit << fall,
+        });
+        len += usize::from(open & bit != 0);
     }
+    len
 }
 
 /// Every placement of the middle column's queen (row) and the middle row's queen (column)
