@@ -2,6 +2,7 @@
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
+use std::str::FromStr;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use nqueens_core::Method;
@@ -36,11 +37,17 @@ pub(crate) struct CountArgs {
     #[arg(value_name = "N")]
     pub(crate) n: usize,
 
-    /// How to search: eightfold (8-fold symmetry, fastest), half (mirror halving) or plain
-    /// (no symmetry). All are exact and report total and unique counts [default: eightfold,
-    /// and plain, the only one allowed, with --place].
-    #[arg(long, value_name = "METHOD")]
-    pub(crate) method: Option<Method>,
+    /// How to count: join (half-board meet in the middle, fastest from N = 14), eightfold
+    /// (backtracking with the 8-fold symmetry), half (mirror halving), plain (no symmetry),
+    /// or auto, the fastest for N. All are exact and report total and unique counts
+    /// [default: auto; with --place, plain, the only one allowed].
+    #[arg(long, value_name = "METHOD", default_value = "auto")]
+    pub(crate) method: MethodChoice,
+
+    /// Refuse up front a count that would need more memory than this, in bytes or with a
+    /// K, M, G or T suffix (powers of 1024) [default: 3/4 of the machine's memory].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) max_memory: Option<u64>,
 
     /// Count only the solutions holding these queens: row:column pairs counted from 1, in
     /// any rows, comma-separated or given with --place again. A partial board has no
@@ -73,14 +80,60 @@ pub(crate) struct CountArgs {
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub(crate) progress: ProgressMode,
 
-    /// Count the placements tried (nodes) and report them with the thread-time per node,
-    /// to see the kernel's efficiency apart from the symmetry gain (slows the count a little).
+    /// Count the placements tried (nodes; for the join, the pairs of half-boards tested) and
+    /// report them with the thread-time per node, to see the kernel's efficiency apart from
+    /// the symmetry gain (slows backtracking a little), and the peak memory.
     #[arg(long)]
     pub(crate) stats: bool,
 
     /// Print one JSON object on stdout instead of a line of text.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// A method, or `auto` for the fastest one for the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MethodChoice {
+    Auto,
+    Exactly(Method),
+}
+
+impl FromStr for MethodChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<MethodChoice, String> {
+        if s == "auto" {
+            return Ok(MethodChoice::Auto);
+        }
+        s.parse().map(MethodChoice::Exactly).map_err(|e: nqueens_core::UnknownMethod| {
+            let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+            format!("unknown method '{}' (expected auto, {})", e.0, names.join(", "))
+        })
+    }
+}
+
+/// A size in bytes: a number, optionally followed by K, M, G or T (powers of 1024), with
+/// or without a trailing `B` or `iB`.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let upper = text.trim().to_ascii_uppercase();
+    let unit = upper.trim_end_matches("IB").trim_end_matches('B');
+    let (number, shift) = match unit.chars().last() {
+        Some('K') => (&unit[..unit.len() - 1], 10),
+        Some('M') => (&unit[..unit.len() - 1], 20),
+        Some('G') => (&unit[..unit.len() - 1], 30),
+        Some('T') => (&unit[..unit.len() - 1], 40),
+        _ => (unit, 0),
+    };
+    let bad = || format!("'{text}' is not a size (examples: 800M, 16G, 1073741824)");
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
+    if !(value.is_finite() && value > 0.0) {
+        return Err(bad());
+    }
+    let bytes = value * (1u64 << shift) as f64;
+    if bytes >= u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes as u64)
 }
 
 #[derive(Debug, Args)]

@@ -10,7 +10,8 @@ use anyhow::{Context, bail};
 use nqueens_core::{Counts, ENGINE_VERSION, Method, Placement, Problem, Task};
 use nqueens_scheduler::{Finish, Identity, Runner, Shard, fnv1a};
 
-use crate::cli::CountArgs;
+use crate::cli::{CountArgs, MethodChoice};
+use crate::memory;
 use crate::progress::Display;
 use crate::report::{CountReport, NodeStats, ShardInfo, one_based};
 
@@ -28,14 +29,23 @@ pub(crate) const STOPPED: u8 = 130;
 
 pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     let problem = if args.place.is_empty() {
-        Problem::new(args.n, args.method.unwrap_or(Method::Eightfold))?
+        let method = match args.method {
+            MethodChoice::Exactly(method) => method,
+            MethodChoice::Auto => Method::fastest(args.n),
+        };
+        Problem::new(args.n, method)?
     } else {
-        Problem::new(args.n, args.method.unwrap_or(Method::Plain))?.with_placement(&args.place)?
+        let method = match args.method {
+            MethodChoice::Exactly(method) => method,
+            MethodChoice::Auto => Method::Plain,
+        };
+        Problem::new(args.n, method)?.with_placement(&args.place)?
     };
     let threads = match args.threads {
         Some(threads) => threads.get(),
         None => std::thread::available_parallelism().map_or(1, |t| t.get()),
     };
+    check_memory(&problem, threads, args.max_memory)?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let depth = match args.depth {
         Some(depth) => depth,
@@ -114,11 +124,43 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         task_digest,
         shard: (shard != Shard::WHOLE)
             .then_some(ShardInfo { index: shard.index, count: shard.count }),
-        stats: args.stats.then(|| NodeStats::new(counts.nodes, report.elapsed, threads)),
+        stats: args.stats.then(|| {
+            NodeStats::new(counts.nodes, report.elapsed, threads, memory::peak_resident_bytes())
+        }),
         counts,
     }
     .print(args.json)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Share of the machine's memory a count may plan to use when `--max-memory` is not given.
+const DEFAULT_MEMORY_SHARE: f64 = 0.75;
+
+/// Refuses a count whose method needs more memory, with this many threads, than allowed.
+fn check_memory(problem: &Problem, threads: usize, max_memory: Option<u64>) -> anyhow::Result<()> {
+    let (limit, source) = match max_memory {
+        Some(limit) => (limit, "--max-memory"),
+        None => match memory::machine_bytes() {
+            Some(machine) => {
+                ((machine as f64 * DEFAULT_MEMORY_SHARE) as u64, "3/4 of this machine")
+            }
+            None => return Ok(()),
+        },
+    };
+    let Some(per_thread) = problem.bytes_per_thread()? else { return Ok(()) };
+    let needed = per_thread.saturating_mul(threads as u64);
+    if needed > limit {
+        bail!(
+            "N = {} with the {} method needs about {} ({threads} threads x {}), more than the {} \
+             allowed ({source}); use fewer --threads, raise --max-memory, or --method eightfold",
+            problem.n(),
+            problem.method(),
+            memory::human(needed),
+            memory::human(per_thread),
+            memory::human(limit),
+        );
+    }
+    Ok(())
 }
 
 fn resume_hint(checkpoint: Option<&Path>) -> String {

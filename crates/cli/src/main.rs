@@ -3,6 +3,7 @@
 mod cli;
 mod count;
 mod list;
+mod memory;
 mod merge;
 mod progress;
 mod report;

@@ -104,5 +104,6 @@ fn merged_stats(shards: &[(PathBuf, CountReport)], nodes: u128) -> Option<NodeSt
         return None;
     }
     let thread_ns: f64 = shards.iter().map(|(_, s)| s.elapsed_s * 1e9 * s.threads as f64).sum();
-    Some(NodeStats::from_thread_ns(nodes, thread_ns))
+    let peak = shards.iter().filter_map(|(_, s)| s.stats?.peak_memory_bytes).max();
+    Some(NodeStats::from_thread_ns(nodes, thread_ns, peak))
 }

@@ -1,8 +1,10 @@
 //! What `count` and `merge` print, as text or JSON.
 
 use anyhow::bail;
-use nqueens_core::{Counts, Placement};
+use nqueens_core::{Counts, Method, Placement};
 use serde::{Deserialize, Serialize};
+
+use crate::memory;
 
 /// One count, whole or one shard of it. A shard's `--json` output is what `merge` reads,
 /// so this type is both the printed result and the shard file format.
@@ -43,16 +45,31 @@ pub(crate) struct NodeStats {
     /// Thread-nanoseconds per node: wall time times threads over nodes, so that runs on
     /// different thread counts compare as kernel efficiency.
     pub(crate) ns_per_node: f64,
+    /// The most memory the process held (for merged shards, the most any shard held), when
+    /// the system tells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) peak_memory_bytes: Option<u64>,
 }
 
 impl NodeStats {
-    pub(crate) fn new(nodes: u128, elapsed: std::time::Duration, threads: usize) -> NodeStats {
-        NodeStats::from_thread_ns(nodes, elapsed.as_secs_f64() * 1e9 * threads as f64)
+    pub(crate) fn new(
+        nodes: u128,
+        elapsed: std::time::Duration,
+        threads: usize,
+        peak_memory_bytes: Option<u64>,
+    ) -> NodeStats {
+        let thread_ns = elapsed.as_secs_f64() * 1e9 * threads as f64;
+        NodeStats::from_thread_ns(nodes, thread_ns, peak_memory_bytes)
     }
 
     /// The statistics of `nodes` placements that took `thread_ns` thread-nanoseconds.
-    pub(crate) fn from_thread_ns(nodes: u128, thread_ns: f64) -> NodeStats {
-        NodeStats { nodes, ns_per_node: if nodes == 0 { 0.0 } else { thread_ns / nodes as f64 } }
+    pub(crate) fn from_thread_ns(
+        nodes: u128,
+        thread_ns: f64,
+        peak_memory_bytes: Option<u64>,
+    ) -> NodeStats {
+        let ns_per_node = if nodes == 0 { 0.0 } else { thread_ns / nodes as f64 };
+        NodeStats { nodes, ns_per_node, peak_memory_bytes }
     }
 }
 
@@ -75,7 +92,18 @@ impl CountReport {
         }
         match self.stats {
             Some(stats) => {
-                println!("{} nodes={} ns/node={:.3}", self.line(), stats.nodes, stats.ns_per_node)
+                // The join's unit of work is a pair of half-boards tested, not a placement.
+                let unit = if self.method == Method::Join.name() { "pair" } else { "node" };
+                let peak = stats
+                    .peak_memory_bytes
+                    .map(|bytes| format!(" peak_memory={}", memory::human(bytes)))
+                    .unwrap_or_default();
+                println!(
+                    "{} {unit}s={} ns/{unit}={:.3}{peak}",
+                    self.line(),
+                    stats.nodes,
+                    stats.ns_per_node
+                )
             }
             None => println!("{}", self.line()),
         }

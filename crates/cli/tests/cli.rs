@@ -50,7 +50,7 @@ fn count_json_has_the_documented_shape() {
     let value = json(&["count", "16", "--json"]);
     assert_eq!(counts(&value), (14_772_512, 1_846_955));
     assert_eq!(value["n"], 16);
-    assert_eq!(value["method"], "eightfold");
+    assert_eq!(value["method"], "join", "auto picks the join at N = 16");
     assert!(value["threads"].as_u64().unwrap() >= 1);
     assert!(value["elapsed_s"].as_f64().unwrap() > 0.0);
     assert_eq!(value["shard"], Value::Null);
@@ -68,6 +68,11 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["count", "8", "--shard", "3/3"], "shard 3/3 does not exist"),
         (&["count", "8", "--shard", "x"], "I/M"),
         (&["count", "8", "--depth", "9"], "split depth must be between 0 and 7"),
+        (&["count", "8", "--method", "join", "--depth", "9"], "between 0 and 8"),
+        (&["count", "33", "--method", "join"], "the join method counts boards up to N = 32"),
+        (&["count", "18", "--method", "join", "--max-memory", "1M"], "than the 1.0 MiB allowed"),
+        (&["count", "8", "--max-memory", "lots"], "'lots' is not a size"),
+        (&["count", "14", "--place", "1:2", "--method", "join"], "counted with the plain"),
         (&["count", "8", "--checkpoint", "x", "--checkpoint-every", "0"], "positive"),
         (&["count"], "<N>"),
     ];
@@ -85,7 +90,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
 #[test]
 fn every_thread_count_and_depth_gives_the_known_counts() {
     for n in 10..=14u64 {
-        for method in ["eightfold", "half", "plain"] {
+        for method in ["join", "eightfold", "half", "plain"] {
             for threads in ["1", "2", "3", "8"] {
                 for depth in ["1", "3", "5"] {
                     let ns = n.to_string();
@@ -109,12 +114,20 @@ fn every_thread_count_and_depth_gives_the_known_counts() {
 
 #[test]
 fn shards_merge_to_the_unsharded_count() {
+    for (n, method) in [(13, "eightfold"), (13, "join"), (14, "join")] {
+        shards_merge_to_the_known_count(n, method);
+    }
+}
+
+fn shards_merge_to_the_known_count(n: u64, method: &str) {
     let dir = tempfile::tempdir().unwrap();
+    let ns = n.to_string();
     for shards in [2, 3, 5] {
         let mut files = Vec::new();
         for index in 0..shards {
             let shard = format!("{index}/{shards}");
-            let output = nqueens(&["count", "13", "--shard", &shard, "--json", "--threads", "2"]);
+            let args = ["count", &ns, "--method", method, "--shard", &shard, "--json"];
+            let output = nqueens(&args);
             assert!(output.status.success(), "{}", stderr(&output));
             let file = dir.path().join(format!("{index}-of-{shards}.json"));
             std::fs::write(&file, &output.stdout).unwrap();
@@ -122,7 +135,7 @@ fn shards_merge_to_the_unsharded_count() {
         }
         let mut args = vec!["merge", "--json"];
         args.extend(files.iter().map(String::as_str));
-        assert_eq!(counts(&json(&args)), known(13), "{shards} shards");
+        assert_eq!(counts(&json(&args)), known(n), "N = {n}, {method}, {shards} shards");
     }
 }
 
@@ -153,11 +166,16 @@ fn merge_names_a_missing_duplicated_or_foreign_shard() {
     assert_eq!(counts(&json(&["merge", "--json", &c, &a, &b])), known(11));
 }
 
-/// Starts a count of N = 16 that saves a checkpoint every 0.1 s, and waits until the
-/// checkpoint records some finished work.
-fn start_checkpointed(path: &Path) -> std::process::Child {
+/// The count the checkpoint tests stop and resume: a few seconds on one thread.
+const CHECKPOINTED: [&str; 8] =
+    ["count", "16", "--method", "half", "--threads", "1", "--depth", "4"];
+
+/// Starts `count` saving a checkpoint every 0.1 s, and waits until the checkpoint records
+/// some finished work.
+fn start_checkpointed(count: &[&str], path: &Path) -> std::process::Child {
     let child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
-        .args(["count", "16", "--method", "half", "--threads", "1", "--depth", "4", "--json"])
+        .args(count)
+        .arg("--json")
         .args(["--checkpoint", path.to_str().unwrap(), "--checkpoint-every", "0.1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -179,18 +197,30 @@ fn checkpoint_body(path: &Path) -> Value {
 
 #[test]
 fn a_killed_run_resumes_to_the_exact_count() {
+    a_killed_run_resumes(&CHECKPOINTED, 16);
+}
+
+#[test]
+fn a_killed_join_run_resumes_to_the_exact_count() {
+    a_killed_run_resumes(&["count", "18", "--method", "join", "--threads", "1"], 18);
+}
+
+/// Kills `count` once it has checkpointed some work, and resumes it on two threads.
+fn a_killed_run_resumes(count: &[&str], n: u64) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("n16.ckpt");
-    let mut child = start_checkpointed(&path);
+    let path = dir.path().join("run.ckpt");
+    let mut child = start_checkpointed(count, &path);
     child.kill().unwrap();
     child.wait().unwrap();
     let saved = checkpoint_body(&path);
     assert_eq!(saved["complete"], false);
     assert!(!saved["finished"].as_array().unwrap().is_empty());
 
-    let args = ["count", "16", "--method", "half", "--threads", "2", "--depth", "4", "--json"];
-    let resumed = json(&[&args[..], &["--checkpoint", path.to_str().unwrap()]].concat());
-    assert_eq!(counts(&resumed), known(16));
+    let mut args = count.to_vec();
+    let threads = args.iter().position(|&a| a == "--threads").unwrap() + 1;
+    args[threads] = "2";
+    let resumed = json(&[&args[..], &["--json", "--checkpoint", path.to_str().unwrap()]].concat());
+    assert_eq!(counts(&resumed), known(n));
     assert_eq!(checkpoint_body(&path)["complete"], true);
 }
 
@@ -198,7 +228,7 @@ fn a_killed_run_resumes_to_the_exact_count() {
 fn sigint_stops_with_status_130_and_a_usable_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("n16.ckpt");
-    let child = start_checkpointed(&path);
+    let child = start_checkpointed(&CHECKPOINTED, &path);
     let pid = child.id().to_string();
     let sent = Instant::now();
     assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
@@ -208,8 +238,8 @@ fn sigint_stops_with_status_130_and_a_usable_checkpoint() {
     assert!(stderr(&output).contains("run the same command again to resume"));
     assert_eq!(checkpoint_body(&path)["complete"], false);
 
-    let args = ["count", "16", "--method", "half", "--threads", "1", "--depth", "4", "--json"];
-    let resumed = json(&[&args[..], &["--checkpoint", path.to_str().unwrap()]].concat());
+    let resumed =
+        json(&[&CHECKPOINTED[..], &["--json", "--checkpoint", path.to_str().unwrap()]].concat());
     assert_eq!(counts(&resumed), known(16));
 }
 
@@ -270,4 +300,26 @@ fn stats_report_nodes_without_changing_the_counts() {
     let text = String::from_utf8(line.stdout).unwrap();
     assert_eq!(text.lines().count(), 1);
     assert!(text.contains(" nodes=") && text.contains(" ns/node="), "{text}");
+}
+
+#[test]
+fn join_stats_report_pairs_and_peak_memory() {
+    let stats = json(&["count", "14", "--method", "join", "--json", "--stats"]);
+    assert_eq!(counts(&stats), known(14));
+    // Every pair of half-boards is tested, so there are more pairs than solutions.
+    assert!(stats["nodes"].as_u64().unwrap() > known(14).0);
+    if cfg!(target_os = "linux") {
+        assert!(stats["peak_memory_bytes"].as_u64().unwrap() > 0);
+    }
+    let line = nqueens(&["count", "14", "--method", "join", "--stats"]);
+    let text = String::from_utf8(line.stdout).unwrap();
+    assert!(text.contains(" pairs=") && text.contains(" ns/pair="), "{text}");
+}
+
+#[test]
+fn auto_picks_backtracking_for_small_boards_and_placements_and_the_join_above() {
+    assert_eq!(json(&["count", "8", "--json"])["method"], "eightfold");
+    assert_eq!(json(&["count", "14", "--json"])["method"], "join");
+    assert_eq!(json(&["count", "14", "--method", "auto", "--json"])["method"], "join");
+    assert_eq!(json(&["count", "14", "--place", "1:2", "--json"])["method"], "plain");
 }

@@ -30,7 +30,7 @@ pub(crate) const MAX_JOIN_N: usize = 32;
 
 /// The most rows whose half a task can decide: every row left free by the middle queens.
 pub(crate) fn max_depth(n: usize) -> usize {
-    if n % 2 == 0 { n } else { n.saturating_sub(2) }
+    if n.is_multiple_of(2) { n } else { n.saturating_sub(2) }
 }
 
 /// Diagonals, numbered as bits of a `u64`, that have cells on both sides of the split.
@@ -117,8 +117,6 @@ pub(crate) struct JoinTally {
     pub(crate) total: u128,
     /// Pairs of half-boards tested for a clash.
     pub(crate) pairs: u128,
-    /// The most bytes of half-boards and tables held at once.
-    pub(crate) peak_bytes: usize,
 }
 
 impl Join {
@@ -140,7 +138,7 @@ impl Join {
     /// its queen stands west. Prefixes that cannot lead to a counted row set are left out.
     pub(crate) fn tasks(&self, depth: usize) -> Vec<Vec<u8>> {
         let mut keys = Vec::new();
-        if self.n % 2 == 0 {
+        if self.n.is_multiple_of(2) {
             let split = self.even_split();
             let depth = depth.min(split.order.len());
             split_prefixes(&split, depth, &mut Vec::new(), Orbit::START, &mut keys);
@@ -158,7 +156,7 @@ impl Join {
     /// Counts the solutions below one task's key, or `None` if the key is not a task of
     /// this board.
     pub(crate) fn solve(&self, key: &[u8]) -> Option<JoinTally> {
-        let (split, decided) = if self.n % 2 == 0 {
+        let (split, decided) = if self.n.is_multiple_of(2) {
             (self.even_split(), key)
         } else {
             let (&[row, column], decided) = key.split_first_chunk::<2>()?;
@@ -171,8 +169,26 @@ impl Join {
         }
         let mut walk = Walk::new(self, &split, decided);
         walk.visit(0, (0, 0), Orbit::START);
-        walk.tally.peak_bytes = walk.held_bytes();
         Some(walk.tally)
+    }
+
+    /// The bytes one worker holds while it counts a row set with many half-boards: the one
+    /// whose rows alternate between the halves, which leaves the queens of each half the
+    /// farthest apart. Measured, not bounded: each task holds what its own row sets need.
+    pub(crate) fn probe_bytes(&self) -> usize {
+        let mut split = match self.centres.first() {
+            Some(&(centre, weight)) => self.odd_split(centre, weight),
+            None => self.even_split(),
+        };
+        split.reflect = false;
+        let mut rows = split.order.clone();
+        rows.sort_unstable();
+        let (west_quota, _) = split.quota();
+        let west: Vec<u8> = rows.iter().step_by(2).take(west_quota).copied().collect();
+        let decided: Vec<u8> = split.order.iter().map(|row| u8::from(west.contains(row))).collect();
+        let mut walk = Walk::new(self, &split, &decided);
+        walk.visit(0, (0, 0), Orbit::START);
+        walk.held_bytes()
     }
 
     /// The crossing diagonals a half-board occupies, as one word.
@@ -487,7 +503,14 @@ fn extend(
 
 /// Like [`extend`] for the half's last row, where each board has one column left: writes
 /// the signatures of the boards it completes.
-fn complete(from: &[Partial], to: &mut [u64], join: &Join, row: usize, half: u64, open: u64) -> usize {
+fn complete(
+    from: &[Partial],
+    to: &mut [u64],
+    join: &Join,
+    row: usize,
+    half: u64,
+    open: u64,
+) -> usize {
     let fall = join.n - 1 - row;
     let mut len = 0;
     for board in from {
@@ -534,4 +557,118 @@ fn canonical_centres(n: usize) -> Vec<(Centre, u128)> {
         }
     }
     centres
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Solutions of an `n`-board whose queen in row `r` stands on a column of `allowed[r]`,
+    /// by plain backtracking.
+    fn brute_force(
+        n: usize,
+        allowed: &[u64],
+        row: usize,
+        columns: u64,
+        rising: u64,
+        falling: u64,
+    ) -> u64 {
+        if row == n {
+            return 1;
+        }
+        let mut found = 0;
+        for column in 0..n {
+            let (c, r, f) =
+                (1u64 << column, 1u64 << (row + column), 1u64 << (column + n - 1 - row));
+            if allowed[row] & c != 0 && columns & c == 0 && rising & r == 0 && falling & f == 0 {
+                found += brute_force(n, allowed, row + 1, columns | c, rising | r, falling | f);
+            }
+        }
+        found
+    }
+
+    /// The columns a key allows each row: the half it puts the row in, or the column of a
+    /// middle queen it fixes.
+    fn allowed_columns(n: usize, key: &[u8]) -> Vec<u64> {
+        let half = n / 2;
+        let west = (1u64 << half) - 1;
+        let east = ((1u64 << n) - 1) & !((1u64 << (n - half)) - 1);
+        // A row the key leaves undecided (the centre placement frees one more row) may
+        // take either half.
+        let mut allowed = vec![west | east; n];
+        let (order, decided): (Vec<usize>, &[u8]) = if n.is_multiple_of(2) {
+            (middle_out(n).into_iter().map(usize::from).collect(), key)
+        } else {
+            let (row, column) = (usize::from(key[0]), usize::from(key[1]));
+            allowed[row] = 1 << half;
+            allowed[half] = 1 << column;
+            ((0..n).filter(|&r| r != row && r != half).collect(), &key[2..])
+        };
+        for (&row, &goes_west) in order.iter().zip(decided) {
+            allowed[row] = if goes_west == 1 { west } else { east };
+        }
+        allowed
+    }
+
+    /// How many row sets (or centre placements) a key stands for: the size of its orbit
+    /// under the reflections, worked out from the sets themselves.
+    fn weight(n: usize, key: &[u8]) -> u128 {
+        if !n.is_multiple_of(2) {
+            let centre = Centre { row: usize::from(key[0]), column: usize::from(key[1]) };
+            return canonical_centres(n).iter().find(|(c, _)| *c == centre).unwrap().1;
+        }
+        let set: u32 = middle_out(n)
+            .iter()
+            .zip(key)
+            .filter(|&(_, &west)| west == 1)
+            .fold(0, |set, (&row, _)| set | 1 << row);
+        let mirror =
+            |s: u32| (0..n).filter(|&r| s >> r & 1 == 1).fold(0u32, |m, r| m | 1 << (n - 1 - r));
+        let all = (1u32 << n) - 1;
+        let mut orbit = vec![set, mirror(set), all & !set, mirror(all & !set)];
+        orbit.sort_unstable();
+        orbit.dedup();
+        orbit.len() as u128
+    }
+
+    #[test]
+    fn every_row_set_agrees_with_backtracking() {
+        for n in 4..=12 {
+            let join = Join::new(n).unwrap();
+            let mut total = 0u128;
+            for key in join.tasks(max_depth(n)) {
+                let counted = join.solve(&key).unwrap().total;
+                let found = u128::from(brute_force(n, &allowed_columns(n, &key), 0, 0, 0, 0));
+                assert_eq!(counted, weight(n, &key) * found, "N = {n}, key {key:?}");
+                total += counted;
+            }
+            let expected = crate::count(n, crate::Method::Plain).unwrap().total;
+            assert_eq!(total, expected, "N = {n}");
+        }
+    }
+
+    #[test]
+    fn centre_orbits_cover_every_centre_placement_once() {
+        for n in [5, 7, 9, 11] {
+            let weights: u128 = canonical_centres(n).iter().map(|&(_, w)| w).sum();
+            let middle = n / 2;
+            let all = (0..n)
+                .flat_map(|r| (0..n).map(move |c| (r, c)))
+                .filter(|&(r, c)| (r == middle) == (c == middle))
+                .filter(|&(r, c)| r == middle || r.abs_diff(middle) != c.abs_diff(middle))
+                .count();
+            assert_eq!(weights, all as u128, "N = {n}");
+        }
+    }
+
+    #[test]
+    fn keys_that_are_not_tasks_are_refused() {
+        let even = Join::new(8).unwrap();
+        assert!(even.solve(&[2]).is_none());
+        assert!(even.solve(&[0; 9]).is_none());
+        let odd = Join::new(9).unwrap();
+        assert!(odd.solve(&[4]).is_none());
+        assert!(odd.solve(&[4, 5]).is_none(), "not a centre placement a solution can hold");
+        assert!(odd.solve(&[0, 0]).is_none(), "attacking middle queens");
+    }
 }

@@ -80,6 +80,10 @@ use crate::placement::Placed;
 /// The engine's version: results and checkpoints of different versions are not mixed.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// How many times the memory of the join's probe row set a task may need
+/// (see [`Problem::bytes_per_thread`]).
+pub const JOIN_MEMORY_MARGIN: u64 = 4;
+
 /// The largest board the masks can hold.
 pub const MAX_N: usize = 128;
 
@@ -306,6 +310,22 @@ impl Problem {
             }
         }
         Ok(self.max_depth())
+    }
+
+    /// About how many bytes each worker thread needs beyond a fixed few hundred kilobytes,
+    /// for the methods whose memory grows with N: the join holds every half-board of a row
+    /// set. `None` for backtracking, which needs only a board per thread.
+    ///
+    /// The join's figure is measured, not bounded: one row set with many half-boards is
+    /// walked, and its size taken [`JOIN_MEMORY_MARGIN`] times, the most that any task has
+    /// needed more than that row set on the boards measured (N = 10 to 20 needed at most 3.6
+    /// times). It takes a moment on large boards, as long as one task.
+    pub fn bytes_per_thread(&self) -> Result<Option<u64>, Error> {
+        if self.method != Method::Join {
+            return Ok(None);
+        }
+        let probe = Join::new(self.n)?.probe_bytes() as u64;
+        Ok(Some(probe.saturating_mul(JOIN_MEMORY_MARGIN)))
     }
 
     /// Counts the solutions below one task. `count_nodes` adds the number of placements

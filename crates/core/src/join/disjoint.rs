@@ -55,13 +55,23 @@ pub(super) fn count(stored: &[u64], queries: &[u64], bits: u32, scratch: &mut Sc
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1")]
-fn count_avx512(stored: &[u64], queries: &[u64], bits: u32, tables: &mut Vec<[Lanes<8>; ENTRIES]>) -> u64 {
+fn count_avx512(
+    stored: &[u64],
+    queries: &[u64],
+    bits: u32,
+    tables: &mut Vec<[Lanes<8>; ENTRIES]>,
+) -> u64 {
     by_chunks::<8, WIDE_CHUNK>(stored, queries, bits, tables)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1")]
-fn count_avx2(stored: &[u64], queries: &[u64], bits: u32, tables: &mut Vec<[Lanes<4>; ENTRIES]>) -> u64 {
+fn count_avx2(
+    stored: &[u64],
+    queries: &[u64],
+    bits: u32,
+    tables: &mut Vec<[Lanes<4>; ENTRIES]>,
+) -> u64 {
     by_chunks::<4, WIDE_CHUNK>(stored, queries, bits, tables)
 }
 
