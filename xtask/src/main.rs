@@ -16,11 +16,11 @@ const HELP: &str = "\
 cargo xtask <command>
 
 Commands:
-  bench   [--n 8..=17] [--methods eightfold,half,plain] [--threads 1,2] [--runs 5]
+  bench   [--n 8..=17] [--methods join,eightfold,half,plain] [--threads 1,2] [--runs 5]
           [--warmup 1] [--out results/bench.json]
           build the release binary, time every combination, check the counts against
           testdata/known-counts.json, and write one JSON file
-  scaling [--n 17] [--methods eightfold] [--threads 1..=NCPU] [--runs 5]
+  scaling [--n 17] [--methods join,eightfold] [--threads 1..=NCPU] [--runs 5]
           speedup and efficiency against the first thread count, alternating runs;
           writes results/scaling.json and results/scaling.svg
   tables  [--check]
@@ -54,7 +54,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
         "bench" => {
             let bench = bench::Bench {
                 ns: flags.list("--n", "8..=17")?,
-                methods: flags.words("--methods", "eightfold,half,plain"),
+                methods: flags.words("--methods", "join,eightfold,half,plain"),
                 threads: flags.list("--threads", "1,2")?,
                 runs: flags.number("--runs", 5)?.max(1),
                 warmup: flags.number("--warmup", 1)?,
@@ -68,7 +68,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
         "scaling" => {
             let scaling = scaling::Scaling {
                 n: flags.number("--n", 17)?,
-                methods: flags.words("--methods", "eightfold"),
+                methods: flags.words("--methods", "join,eightfold"),
                 threads: flags.list("--threads", &format!("1..={}", num_cpus::get()))?,
                 runs: flags.number("--runs", 5)?.max(1),
             };

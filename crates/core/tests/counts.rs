@@ -33,10 +33,22 @@ fn every_method_matches_the_known_counts_on_both_mask_widths() {
 #[test]
 fn count_gives_total_and_unique_for_n_16() {
     let (total, unique) = known::counts(16);
-    assert_eq!(
-        count(16, Method::Eightfold).map(|o| (o.total, o.unique)),
-        Ok((total, Some(unique)))
-    );
+    for method in [Method::Eightfold, Method::Join] {
+        assert_eq!(
+            count(16, method).map(|o| (o.total, o.unique)),
+            Ok((total, Some(unique))),
+            "{method}"
+        );
+    }
+}
+
+#[test]
+fn the_join_refuses_boards_it_cannot_split() {
+    assert!(Problem::new(32, Method::Join).is_ok());
+    assert!(Problem::new(33, Method::Join).is_err());
+    assert_eq!(Method::fastest(13), Method::Eightfold);
+    assert_eq!(Method::fastest(14), Method::Join);
+    assert_eq!(Method::fastest(40), Method::Eightfold);
 }
 
 #[test]
