@@ -4,6 +4,11 @@ mod cli;
 mod count;
 mod list;
 mod merge;
+#[cfg(feature = "mpi")]
+mod mpi;
+#[cfg(not(feature = "mpi"))]
+#[path = "no_mpi.rs"]
+mod mpi;
 mod progress;
 mod report;
 mod show;
