@@ -67,6 +67,16 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "I/M")]
     pub(crate) shard: Option<Shard>,
 
+    /// Share the count among the ranks of an MPI job (run under mpirun): rank 0 hands out
+    /// batches of tasks, each rank runs them on its threads, and rank 0 prints the sum. Needs
+    /// a build with `--features mpi`.
+    #[arg(long, conflicts_with_all = ["shard", "checkpoint"])]
+    pub(crate) mpi: bool,
+
+    /// With --mpi: rank R of P runs shard R/P of the tasks instead of asking for batches.
+    #[arg(long, requires = "mpi")]
+    pub(crate) mpi_static: bool,
+
     /// Save progress to FILE, and resume from it when it exists.
     #[arg(long, value_name = "FILE")]
     pub(crate) checkpoint: Option<PathBuf>,

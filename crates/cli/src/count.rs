@@ -17,12 +17,12 @@ use crate::report::{CountReport, NodeStats, ShardInfo, one_based};
 
 /// Tasks per worker thread the automatic split aims for: enough that a slow task near the
 /// end does not leave the other threads idle for long.
-const TASKS_PER_THREAD: usize = 64;
+pub(crate) const TASKS_PER_THREAD: usize = 64;
 
 /// Threads per machine assumed when splitting a sharded or checkpointed run, whose depth
 /// must not depend on any one machine's thread count: all shards must share one task
 /// list, and a resume may run with other threads than the run it continues.
-const SHARD_THREADS: usize = 16;
+pub(crate) const SHARD_THREADS: usize = 16;
 
 /// Exit status of a run stopped by SIGINT or SIGTERM, as shells report a SIGINT death.
 pub(crate) const STOPPED: u8 = 130;
@@ -46,6 +46,9 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         None => std::thread::available_parallelism().map_or(1, |t| t.get()),
     };
     check_memory(&problem, threads, args.max_memory)?;
+    if args.mpi {
+        return crate::mpi::run(args, problem, threads);
+    }
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let depth = match args.depth {
         Some(depth) => depth,
@@ -175,7 +178,7 @@ fn resume_hint(checkpoint: Option<&Path>) -> String {
 /// A hash of every task's prefix, in order, and of the placed queens: equal digests mean
 /// equal task lists. Shallow tasks of different placements can have the same prefixes,
 /// so the placement is hashed too; without one the digest is what it always was.
-fn digest(tasks: &[Task], placement: Option<&Placement>) -> String {
+pub(crate) fn digest(tasks: &[Task], placement: Option<&Placement>) -> String {
     let mut bytes = Vec::new();
     for task in tasks {
         bytes.push(task.prefix().len() as u8);

@@ -5,6 +5,11 @@ mod count;
 mod list;
 mod memory;
 mod merge;
+#[cfg(feature = "mpi")]
+mod mpi;
+#[cfg(not(feature = "mpi"))]
+#[path = "no_mpi.rs"]
+mod mpi;
 mod progress;
 mod report;
 mod show;

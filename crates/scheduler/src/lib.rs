@@ -5,8 +5,10 @@ function into a result that merges associatively.
 
 # Brief overview
 
-* [`Runner`] serves task indices from a crossbeam [`Injector`](crossbeam_deque::Injector)
-  to worker threads, merges results on the calling thread, and reports [`Progress`].
+* [`Runner`] serves task indices to worker threads over a crossbeam channel, merges
+  results on the calling thread, and reports [`Progress`]. Its tasks are a shard of the
+  list, or whatever a feed hands out batch by batch ([`Runner::run_fed`]), as another
+  process does in a run over several machines.
 * [`Checkpoint`] files record the finished tasks and the merged partial result, written
   atomically, so a stopped or killed run resumes where it was.
 * [`Shard`] `I/M` runs one of `M` shares of the list, for runs split over machines.

@@ -1,9 +1,9 @@
 //! The worker pool and the coordinator loop.
 //!
-//! Workers take task indices from a shared [`Injector`] and send each result back over a
+//! Workers take task indices from a shared queue and send each result back over a
 //! channel. The calling thread is the coordinator: it alone merges results, reports
-//! progress, writes checkpoints and watches the stop flag, so nothing is shared in the hot
-//! path but one steal per task. Workers are detached threads: a stop returns at once with
+//! progress, writes checkpoints, asks a feed for more tasks and watches the stop flag, so
+//! nothing is shared in the hot path but one receive per task. Workers are detached threads: a stop returns at once with
 //! the finished work saved, without waiting for tasks that may run for minutes.
 
 use std::any::Any;
@@ -16,7 +16,6 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::RecvTimeoutError;
-use crossbeam_deque::{Injector, Steal};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -61,7 +60,7 @@ struct CheckpointPlan {
 pub struct Progress<'a, R> {
     /// Tasks of this shard finished, including those finished before a resume.
     pub done: usize,
-    /// Tasks in this shard.
+    /// Tasks in this shard, or of a fed run, those handed out so far.
     pub total: usize,
     /// Tasks that were already finished when this session started.
     pub resumed: usize,
@@ -71,6 +70,20 @@ pub struct Progress<'a, R> {
     pub elapsed: Duration,
     /// Time spent in this session only.
     pub session: Duration,
+}
+
+impl<'a, R> Progress<'a, R> {
+    fn at(
+        partial: &'a R,
+        done: usize,
+        total: usize,
+        resumed: usize,
+        elapsed_before: Duration,
+        started: Instant,
+    ) -> Self {
+        let session = started.elapsed();
+        Progress { done, total, resumed, partial, elapsed: elapsed_before + session, session }
+    }
 }
 
 /// How a run ended without error.
@@ -91,7 +104,7 @@ pub struct Report<R> {
     pub finish: Finish,
     /// Tasks of this shard finished.
     pub done: usize,
-    /// Tasks in this shard.
+    /// Tasks in this shard, or those handed out to a fed run.
     pub total: usize,
     /// Time spent on the run, over every session.
     pub elapsed: Duration,
@@ -118,6 +131,15 @@ pub enum RunError<E> {
     Merge(E),
     /// The checkpoint could not be read, written, or does not fit this run.
     Checkpoint(CheckpointError),
+    /// The feed of a fed run failed.
+    Feed(E),
+    /// The feed handed out a task that does not exist or that it had handed out before.
+    BadTask {
+        /// The index handed out.
+        index: usize,
+        /// Tasks in the whole list.
+        tasks: usize,
+    },
 }
 
 impl<E: fmt::Display> fmt::Display for RunError<E> {
@@ -127,6 +149,11 @@ impl<E: fmt::Display> fmt::Display for RunError<E> {
             RunError::Panicked { index, message } => write!(f, "task {index} panicked: {message}"),
             RunError::Merge(error) => write!(f, "merging results failed: {error}"),
             RunError::Checkpoint(error) => error.fmt(f),
+            RunError::Feed(error) => write!(f, "getting tasks failed: {error}"),
+            RunError::BadTask { index, tasks } => write!(
+                f,
+                "task {index} was handed out twice or does not exist (the list has {tasks})"
+            ),
         }
     }
 }
@@ -205,9 +232,39 @@ where
 
     /// Runs the tasks, calling `progress` on the calling thread after every finished task
     /// and at every tick.
-    pub fn run(self, mut progress: impl FnMut(&Progress<'_, R>)) -> Result<Report<R>, RunError<E>> {
+    pub fn run(self, progress: impl FnMut(&Progress<'_, R>)) -> Result<Report<R>, RunError<E>> {
+        self.drive(None, progress)
+    }
+
+    /// Runs the tasks that `feed` hands out, in batches of indices into the task list, until
+    /// it hands out an empty batch. The feed is called on the calling thread whenever fewer
+    /// than two tasks per thread are waiting, with the progress so far, so the next batch
+    /// arrives before the threads run dry; it may block, on another process say. The run
+    /// is complete when every task handed out is done.
+    ///
+    /// The feed decides which tasks run, so the shard is not used, and the checkpoint is
+    /// neither read nor written: which tasks another process ran is not this run's to record.
+    pub fn run_fed(
+        mut self,
+        mut feed: impl FnMut(&Progress<'_, R>) -> Result<Vec<usize>, E>,
+        progress: impl FnMut(&Progress<'_, R>),
+    ) -> Result<Report<R>, RunError<E>> {
+        self.shard = Shard::WHOLE;
+        self.checkpoint = None;
+        self.drive(Some(&mut feed), progress)
+    }
+
+    fn drive(
+        self,
+        mut feed: Option<&mut Feed<'_, R, E>>,
+        mut progress: impl FnMut(&Progress<'_, R>),
+    ) -> Result<Report<R>, RunError<E>> {
         let started = Instant::now();
-        let selected: Vec<usize> = self.shard.select(self.tasks.len()).collect();
+        // A fed run learns its tasks from the feed; others run their shard's share.
+        let selected: Vec<usize> = match feed {
+            Some(_) => Vec::new(),
+            None => self.shard.select(self.tasks.len()).collect(),
+        };
         let mut finished = vec![false; self.tasks.len()];
         let mut partial = self.empty.clone();
         let mut elapsed_before = Duration::ZERO;
@@ -230,7 +287,7 @@ where
         }
 
         let pending: Vec<usize> = selected.iter().copied().filter(|&i| !finished[i]).collect();
-        let total = selected.len();
+        let mut total = selected.len();
         let resumed = total - pending.len();
         let mut done = resumed;
         let elapsed = |now: Instant| elapsed_before + now.duration_since(started);
@@ -249,22 +306,31 @@ where
             Ok(())
         };
 
-        let queue = Arc::new(Injector::new());
+        // A channel rather than a work-stealing deque: workers of a fed run must wait for
+        // batches still to come, and a closed channel tells them that none will.
+        let (jobs, queue) = crossbeam_channel::unbounded();
         for &index in &pending {
-            queue.push(index);
+            jobs.send(index).expect("the queue is open while its receiver is held here");
         }
+        // Handed out by a feed, so that a task handed out twice is refused, not counted twice.
+        let mut handed_out = vec![false; if feed.is_some() { self.tasks.len() } else { 0 }];
+        // Without a feed every task is queued already, and `then_some` drops the sender:
+        // the queue is closed, so the workers end when it is empty.
+        let mut jobs = feed.is_some().then_some(jobs);
         let quit = Arc::new(AtomicBool::new(false));
         let (sender, results) = crossbeam_channel::unbounded();
-        let workers: Vec<_> = (0..self.threads.min(pending.len()))
+        let worker_count =
+            if feed.is_some() { self.threads } else { self.threads.min(pending.len()) };
+        let workers: Vec<_> = (0..worker_count)
             .map(|_| {
-                let (queue, quit, sender) = (Arc::clone(&queue), Arc::clone(&quit), sender.clone());
+                let (queue, quit, sender) = (queue.clone(), Arc::clone(&quit), sender.clone());
                 let (tasks, solve) = (Arc::clone(&self.tasks), Arc::clone(&self.solve));
                 thread::spawn(move || work(&queue, &quit, &tasks, &*solve, &sender))
             })
             .collect();
-        drop(sender);
+        drop((sender, queue));
 
-        let report = |partial: R, done: usize, finish: Finish| Report {
+        let report = |partial: R, done: usize, total: usize, finish: Finish| Report {
             result: partial,
             finish,
             done,
@@ -273,23 +339,37 @@ where
         };
         let every = self.checkpoint.as_ref().map_or(Duration::MAX, |plan| plan.every);
         let mut last_save = Instant::now();
-        let mut show = |partial: &R, done: usize| {
-            let now = Instant::now();
-            progress(&Progress {
-                done,
-                total,
-                resumed,
-                partial,
-                elapsed: elapsed(now),
-                session: now.duration_since(started),
-            });
-        };
-        show(&partial, done);
-        while done < total {
+        progress(&Progress::at(&partial, done, total, resumed, elapsed_before, started));
+        loop {
+            while let (Some(feed), Some(open)) = (feed.as_deref_mut(), &jobs)
+                && total - done < 2 * self.threads
+            {
+                let batch =
+                    feed(&Progress::at(&partial, done, total, resumed, elapsed_before, started))
+                        .map_err(|e| {
+                            quit.store(true, Ordering::Relaxed);
+                            RunError::Feed(e)
+                        })?;
+                for &index in &batch {
+                    if handed_out.get(index) != Some(&false) {
+                        quit.store(true, Ordering::Relaxed);
+                        return Err(RunError::BadTask { index, tasks: self.tasks.len() });
+                    }
+                    handed_out[index] = true;
+                    open.send(index).expect("the queue is open while its receiver is held here");
+                    total += 1;
+                }
+                if batch.is_empty() {
+                    jobs = None;
+                }
+            }
+            if done == total && jobs.is_none() {
+                break;
+            }
             if self.stop.load(Ordering::Relaxed) {
                 quit.store(true, Ordering::Relaxed);
                 save(&finished, &partial, false)?;
-                return Ok(report(partial, done, Finish::Stopped));
+                return Ok(report(partial, done, total, Finish::Stopped));
             }
             match results.recv_timeout(self.tick) {
                 Ok((index, Ok(result))) => {
@@ -311,23 +391,29 @@ where
                 }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
-                    unreachable!("workers exit only when the queue is empty or told to quit")
+                    unreachable!(
+                        "workers exit only when the queue is closed and empty or told to quit"
+                    )
                 }
             }
             if last_save.elapsed() >= every {
                 save(&finished, &partial, false)?;
                 last_save = Instant::now();
             }
-            show(&partial, done);
+            progress(&Progress::at(&partial, done, total, resumed, elapsed_before, started));
         }
+        drop(jobs);
         for worker in workers {
             // A worker that reached here has sent every result; it cannot have panicked.
             let _ = worker.join();
         }
         save(&finished, &partial, true)?;
-        Ok(report(partial, done, Finish::Complete))
+        Ok(report(partial, done, total, Finish::Complete))
     }
 }
+
+/// Hands out the next batch of task indices of a fed run; empty when there are no more.
+type Feed<'a, R, E> = dyn FnMut(&Progress<'_, R>) -> Result<Vec<usize>, E> + 'a;
 
 enum Failure<E> {
     Error(E),
@@ -337,18 +423,16 @@ enum Failure<E> {
 type Outcome<R, E> = (usize, Result<R, Failure<E>>);
 
 fn work<T, R, E>(
-    queue: &Injector<usize>,
+    queue: &crossbeam_channel::Receiver<usize>,
     quit: &AtomicBool,
     tasks: &[T],
     solve: &Solve<T, R, E>,
     results: &crossbeam_channel::Sender<Outcome<R, E>>,
 ) {
-    while !quit.load(Ordering::Relaxed) {
-        let index = match queue.steal() {
-            Steal::Success(index) => index,
-            Steal::Empty => return,
-            Steal::Retry => continue,
-        };
+    for index in queue {
+        if quit.load(Ordering::Relaxed) {
+            return;
+        }
         let result = match catch_unwind(AssertUnwindSafe(|| solve(&tasks[index]))) {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(error)) => Err(Failure::Error(error)),

@@ -123,3 +123,47 @@ fn a_stopped_run_resumes_to_the_same_result() {
     let refused = runner(300).checkpoint(&path, Duration::from_secs(60), other).run(|_| {});
     assert!(matches!(refused, Err(RunError::Checkpoint(_))));
 }
+
+#[test]
+fn a_fed_run_runs_exactly_the_batches_handed_out() {
+    for threads in [1, 3] {
+        // Every third task, in batches of five, as another process might hand them out.
+        let mut batches = (0..300)
+            .step_by(3)
+            .collect::<Vec<usize>>()
+            .chunks(5)
+            .map(<[_]>::to_vec)
+            .collect::<Vec<_>>()
+            .into_iter();
+        let mut asked = Vec::new();
+        let report = runner(300)
+            .threads(threads)
+            .run_fed(
+                |p| {
+                    asked.push(p.done);
+                    Ok(batches.next().unwrap_or_default())
+                },
+                |_| {},
+            )
+            .unwrap();
+        let expected: u128 = (1..=300u128).step_by(3).map(|t| t * t).sum();
+        assert_eq!(report.result, expected);
+        assert_eq!((report.finish, report.done, report.total), (Finish::Complete, 100, 100));
+        assert_eq!(asked.len(), 21, "20 batches and the empty one that ends the feed");
+    }
+}
+
+#[test]
+fn a_fed_run_refuses_a_task_handed_out_twice_or_out_of_range() {
+    for batch in [vec![1, 2, 1], vec![10]] {
+        let mut once = Some(batch);
+        let result = runner(10).threads(2).run_fed(|_| Ok(once.take().unwrap_or_default()), |_| {});
+        assert!(matches!(result, Err(RunError::BadTask { tasks: 10, .. })), "{result:?}");
+    }
+}
+
+#[test]
+fn a_failing_feed_fails_the_run() {
+    let result = runner(10).run_fed(|_| Err("rank 0 is gone".to_owned()), |_| {});
+    assert!(matches!(result, Err(RunError::Feed(ref e)) if e == "rank 0 is gone"));
+}
