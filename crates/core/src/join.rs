@@ -140,12 +140,10 @@ impl Join {
         let mut keys = Vec::new();
         if self.n.is_multiple_of(2) {
             let split = self.even_split();
-            let depth = depth.min(split.order.len());
             split_prefixes(&split, depth, &mut Vec::new(), Orbit::START, &mut keys);
         } else {
             for &(centre, weight) in &self.centres {
                 let split = self.odd_split(centre, weight);
-                let depth = depth.min(split.order.len());
                 let mut prefix = vec![centre.row as u8, centre.column as u8];
                 split_prefixes(&split, depth, &mut prefix, Orbit::START, &mut keys);
             }
@@ -296,6 +294,7 @@ fn split_prefixes(
     orbit: Orbit,
     keys: &mut Vec<Vec<u8>>,
 ) {
+    // The decisions so far: an odd board's keys start with the centre placement's two bytes.
     let head = prefix.len() - usize::from(!split.reflect) * 2;
     if head == depth {
         keys.push(prefix.clone());

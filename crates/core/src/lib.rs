@@ -318,8 +318,8 @@ impl Problem {
     ///
     /// The join's figure is measured, not bounded: one row set with many half-boards is
     /// walked, and its size taken [`JOIN_MEMORY_MARGIN`] times, the most that any task has
-    /// needed more than that row set on the boards measured (N = 10 to 20 needed at most 3.6
-    /// times). It takes a moment on large boards, as long as one task.
+    /// needed more than that row set on the boards measured (N = 10 to 18 needed at most 3.6
+    /// times). It takes a moment on large boards, about as long as one task.
     pub fn bytes_per_thread(&self) -> Result<Option<u64>, Error> {
         if self.method != Method::Join {
             return Ok(None);
