@@ -150,16 +150,18 @@ fn check_memory(problem: &Problem, threads: usize, max_memory: Option<u64>) -> a
             None => return Ok(()),
         },
     };
-    let Some(per_thread) = problem.bytes_per_thread()? else { return Ok(()) };
-    let needed = per_thread.saturating_mul(threads as u64);
-    if needed > limit {
+    let per_thread_limit = limit / threads as u64;
+    let Some(per_thread) = problem.bytes_per_thread(per_thread_limit)? else { return Ok(()) };
+    if per_thread > per_thread_limit {
+        // The probe stops once past the limit, so its figure is a lower bound.
         bail!(
-            "N = {} with the {} method needs about {} ({threads} threads x {}), more than the {} \
-             allowed ({source}); use fewer --threads, raise --max-memory, or --method eightfold",
+            "N = {} with the {} method needs at least {} per thread, {} for {threads} threads, \
+             more than the {} allowed ({source}); use fewer --threads, raise --max-memory, or \
+             --method eightfold",
             problem.n(),
             problem.method(),
-            memory::human(needed),
             memory::human(per_thread),
+            memory::human(per_thread.saturating_mul(threads as u64)),
             memory::human(limit),
         );
     }

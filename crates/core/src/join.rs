@@ -173,7 +173,9 @@ impl Join {
     /// The bytes one worker holds while it counts a row set with many half-boards: the one
     /// whose rows alternate between the halves, which leaves the queens of each half the
     /// farthest apart. Measured, not bounded: each task holds what its own row sets need.
-    pub(crate) fn probe_bytes(&self) -> usize {
+    /// The walk builds that row set's half-boards without counting their pairs, and stops
+    /// as soon as it holds more than `budget` bytes, returning what it held then.
+    pub(crate) fn probe_bytes(&self, budget: usize) -> usize {
         let mut split = match self.centres.first() {
             Some(&(centre, weight)) => self.odd_split(centre, weight),
             None => self.even_split(),
@@ -185,6 +187,7 @@ impl Join {
         let west: Vec<u8> = rows.iter().step_by(2).take(west_quota).copied().collect();
         let decided: Vec<u8> = split.order.iter().map(|row| u8::from(west.contains(row))).collect();
         let mut walk = Walk::new(self, &split, &decided);
+        walk.probe_budget = Some(budget);
         walk.visit(0, (0, 0), Orbit::START);
         walk.held_bytes()
     }
@@ -410,6 +413,10 @@ struct Walk<'a> {
     east: Half,
     pairs: disjoint::Scratch,
     tally: JoinTally,
+    /// Set for a walk that only measures memory: it counts nothing, and gives up once it
+    /// holds more than this many bytes.
+    probe_budget: Option<usize>,
+    over_budget: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -423,6 +430,8 @@ impl<'a> Walk<'a> {
             east: Half::new(split.east),
             pairs: disjoint::Scratch::default(),
             tally: JoinTally::default(),
+            probe_budget: None,
+            over_budget: false,
         }
     }
 
@@ -446,6 +455,12 @@ impl<'a> Walk<'a> {
             if level == side.quota || !side.place(self.join, level, row, self.split.open[row]) {
                 continue;
             }
+            if self.probe_budget.is_some_and(|budget| self.held_bytes() > budget) {
+                self.over_budget = true;
+            }
+            if self.over_budget {
+                return;
+            }
             self.choices.push(choice);
             let counts = if choice == 1 { (west + 1, east) } else { (west, east + 1) };
             self.visit(position + 1, counts, orbit);
@@ -454,6 +469,9 @@ impl<'a> Walk<'a> {
     }
 
     fn leaf(&mut self, orbit: Orbit) {
+        if self.probe_budget.is_some() {
+            return;
+        }
         let weight = if self.split.reflect { orbit.size() } else { self.split.weight };
         let (west, east) = (self.west.signatures.as_slice(), self.east.signatures.as_slice());
         // The smaller side is bit-sliced: its tables are built once per group of lanes.
@@ -464,7 +482,12 @@ impl<'a> Walk<'a> {
     }
 
     fn held_bytes(&self) -> usize {
-        self.west.held_bytes() + self.east.held_bytes() + self.pairs.held_bytes()
+        let tables = if self.probe_budget.is_some() {
+            disjoint::MOST_TABLE_BYTES
+        } else {
+            self.pairs.held_bytes()
+        };
+        self.west.held_bytes() + self.east.held_bytes() + tables
     }
 }
 

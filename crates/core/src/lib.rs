@@ -314,17 +314,20 @@ impl Problem {
 
     /// About how many bytes each worker thread needs beyond a fixed few hundred kilobytes,
     /// for the methods whose memory grows with N: the join holds every half-board of a row
-    /// set. `None` for backtracking, which needs only a board per thread.
+    /// set. `None` for backtracking, which needs only a board per thread. Measuring stops
+    /// once the figure passes `up_to`, and then returns a figure above `up_to`, so that a
+    /// board far too large for the machine is refused in moments, not after a long probe.
     ///
-    /// The join's figure is measured, not bounded: one row set with many half-boards is
-    /// walked, and its size taken [`JOIN_MEMORY_MARGIN`] times, the most that any task has
-    /// needed more than that row set on the boards measured (N = 10 to 18 needed at most 3.6
-    /// times). It takes a moment on large boards, about as long as one task.
-    pub fn bytes_per_thread(&self) -> Result<Option<u64>, Error> {
+    /// The join's figure is measured, not bounded: the half-boards of one row set with many
+    /// of them are built, and their size taken [`JOIN_MEMORY_MARGIN`] times, the most that
+    /// any task has needed more than that row set on the boards measured (N = 10 to 18
+    /// needed at most 3.6 times).
+    pub fn bytes_per_thread(&self, up_to: u64) -> Result<Option<u64>, Error> {
         if self.method != Method::Join {
             return Ok(None);
         }
-        let probe = Join::new(self.n)?.probe_bytes() as u64;
+        let budget = usize::try_from(up_to / JOIN_MEMORY_MARGIN).unwrap_or(usize::MAX);
+        let probe = Join::new(self.n)?.probe_bytes(budget) as u64;
         Ok(Some(probe.saturating_mul(JOIN_MEMORY_MARGIN)))
     }
 

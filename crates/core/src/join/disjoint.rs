@@ -20,6 +20,10 @@ const ENTRIES: usize = 256;
 const NARROW_CHUNK: u32 = 8;
 const WIDE_CHUNK: u32 = 6;
 
+/// The most bytes the tables of one lane width take: 11 chunks (62 bits in 6-bit chunks)
+/// of 256 entries of 64 bytes.
+pub(super) const MOST_TABLE_BYTES: usize = 11 * ENTRIES * size_of::<Lanes<8>>();
+
 /// Tables reused from call to call.
 #[derive(Default)]
 pub(super) struct Scratch {
