@@ -104,6 +104,10 @@ impl Split {
 #[derive(Clone, Debug)]
 pub(crate) struct Join {
     n: usize,
+    /// The columns of the west and east halves; the middle column of an odd board is in
+    /// neither.
+    west: u64,
+    east: u64,
     rising: Span,
     falling: Span,
     /// The canonical centre placements of an odd board with their orbit sizes; empty when
@@ -130,7 +134,7 @@ impl Join {
         let rising = Span::of(n, |r, c| (r + c) as u32, west, east);
         let falling = Span::of(n, |r, c| (c + n - 1 - r) as u32, west, east);
         let centres = if n % 2 == 1 { canonical_centres(n) } else { Vec::new() };
-        Ok(Join { n, rising, falling, centres })
+        Ok(Join { n, west, east, rising, falling, centres })
     }
 
     /// Every task of `depth` decided rows, in a fixed order: on an odd board the centre
@@ -202,11 +206,10 @@ impl Join {
     }
 
     fn even_split(&self) -> Split {
-        let half = self.n / 2;
         Split {
             order: middle_out(self.n),
-            west: (1u64 << half) - 1,
-            east: ((1u64 << self.n) - 1) & !((1u64 << half) - 1),
+            west: self.west,
+            east: self.east,
             open: [(1u64 << self.n) - 1; MAX_JOIN_N],
             reflect: true,
             weight: 1,
@@ -231,8 +234,8 @@ impl Join {
         let without = |mask: u64| mask & !(1u64 << centre.column);
         Split {
             order: (0..n).filter(|&r| r != centre.row && r != middle).map(|r| r as u8).collect(),
-            west: without((1u64 << middle) - 1),
-            east: without(((1u64 << n) - 1) & !((1u64 << (middle + 1)) - 1)),
+            west: without(self.west),
+            east: without(self.east),
             open,
             reflect: false,
             weight,
