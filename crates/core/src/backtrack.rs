@@ -6,24 +6,24 @@
 //! `x & -x` and the next row is entered with the masks shifted.
 //!
 //! A [`Rules`] value restricts the columns below one kind of first-row placement (a *root*)
-//! and scores completed boards. The eightfold rules are the classic corner/side scheme: a
-//! solution with a queen in a corner is counted through the corner root, the others through
-//! a side root whose bounds admit only boards that are least among their rotations and
-//! reflections (tie-broken at the leaf by comparing with the rotated board), and the leaf
-//! tells how many distinct images the class has.
+//! and scores completed boards. The eightfold rules count each solution through the edge
+//! of the board whose queen is nearest a corner: a queen in a corner through the corner
+//! root, the others through a [`Border`] root, which counts the boards whose top edge is
+//! nearest and tallies them by how many other edges are as near (see [`Border`]).
+//!
+//! Every rule set is also a table of allowed columns per row ([`LaneTables`]), the form
+//! in which the lane-parallel kernel (`crate::lanes`) follows it sixteen boards at a time.
 
-use std::cmp::Ordering::{self, Equal, Greater, Less};
-
+use crate::lanes::LaneRules;
 use crate::mask::Mask;
 
 /// What a search found, in the narrow counters the hot loop can afford. A `u64` cannot
 /// wrap here: it would take centuries of single-core counting to reach 2^64 increments.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Tally {
-    /// Completed boards (the plain and half rules).
-    pub(crate) boards: u64,
-    /// Classes with 2, 4 and 8 distinct images (the eightfold rules).
-    pub(crate) classes: [u64; 3],
+    /// Completed boards by their number of ties: other edges as near a corner as the top
+    /// edge ([`Border`]); always 0 for the other rules.
+    pub(crate) leaves: [u64; 4],
     /// Placements made, when counted.
     pub(crate) nodes: u64,
 }
@@ -37,6 +37,11 @@ pub(crate) trait Rules<M: Mask>: Clone {
     /// Scores a board whose last row may take the columns in `last` (none if empty).
     /// With [`Rules::READS_BOARD`], `board` holds every row, the last one being `last`.
     fn leaf(&self, board: &[M], last: M, tally: &mut Tally);
+}
+
+/// Rules as the lane-parallel kernel reads them; built from the `u32` instance of the rules.
+pub(crate) trait LaneTables {
+    fn lane_rules(&self, n: usize) -> LaneRules;
 }
 
 /// No restriction: every solution below the root is counted.
@@ -54,13 +59,19 @@ impl<M: Mask> Rules<M> for Unrestricted {
     #[inline(always)]
     fn leaf(&self, _board: &[M], last: M, tally: &mut Tally) {
         // Branch-free: whether a board completes is a coin flip the predictor cannot learn.
-        tally.boards += u64::from(!last.is_empty());
+        tally.leaves[0] += u64::from(!last.is_empty());
+    }
+}
+
+impl LaneTables for Unrestricted {
+    fn lane_rules(&self, n: usize) -> LaneRules {
+        LaneRules::new(n, &[u32::low_bits(n as u32); crate::MAX_N])
     }
 }
 
 /// Below a queen in the top-left corner and one at `(1, bound1)`: the transposed board is
 /// the same class, so only boards whose column-1 queen lies below row `bound1` are kept.
-/// Such a board has 8 distinct images.
+/// Each such board stands for 8 solutions (no other corner can hold a queen).
 #[derive(Clone)]
 pub(crate) struct Corner<M> {
     /// The columns each row may take at most: all but column 1 above `bound1`.
@@ -85,151 +96,73 @@ impl<M: Mask> Rules<M> for Corner<M> {
 
     #[inline(always)]
     fn leaf(&self, _board: &[M], last: M, tally: &mut Tally) {
-        tally.classes[2] += u64::from(!last.is_empty());
+        tally.leaves[0] += u64::from(!last.is_empty());
     }
 }
 
-/// Below a first-row queen at column `bound1` (no queen in a corner): rows above `bound1`
-/// and below `bound2` keep off the outer columns, which makes this board's top edge the
-/// least among the four edges; the leaf compares with the rotations to break ties.
-#[derive(Clone)]
-pub(crate) struct Side<M> {
-    bound1: usize,
-    /// The columns each row may take at most: no outer column above `bound1`. A table
-    /// lookup instead of a comparison with `bound1` at every node.
-    row_filter: [M; crate::MAX_N],
-    bound2: usize,
-    outer: M,
-    last_forbidden: M,
-    top: M,
-    end: M,
+impl LaneTables for Corner<u32> {
+    fn lane_rules(&self, n: usize) -> LaneRules {
+        let full = u32::low_bits(n as u32);
+        LaneRules::new(n, &self.row_filter.map(|filter| filter & full))
+    }
 }
 
-impl<M: Mask> Side<M> {
-    pub(crate) fn new(n: usize, bound1: usize) -> Side<M> {
-        let top = M::bit(n as u32 - 1);
-        let outer = top | M::ONE;
+/// Below a first-row queen at column `bound1`, left of the middle, with no queen in a
+/// corner: the boards on which no edge's queen is nearer a corner than the top edge's.
+///
+/// Each edge (top and bottom row, left and right column) holds one queen; its *distance*
+/// is how far that queen stands from the nearer end of the edge. Of every solution, the
+/// four rotations put each edge on top once and the mirror puts the top queen in the left
+/// half, so counting the solutions whose top edge is nearest, in the left half, eight
+/// times, counts every solution once, provided a solution with `k` other edges as near as
+/// the top (ties) counts `1 / (k + 1)` each time. The bounds are on the outer columns near
+/// the top and bottom and on the last row; ties are the outer columns in rows `bound1` and
+/// `n - 1 - bound1` and the columns `bound1` and `n - 1 - bound1` in the last row. Unlike
+/// the classic scheme, whose ties are broken by comparing the board with its rotations,
+/// nothing here reads the finished board but three of its rows, so the lane-parallel
+/// kernel can follow these rules too.
+#[derive(Clone)]
+pub(crate) struct Border<M> {
+    bound1: usize,
+    /// The columns each row above the last may take at most: no outer column nearer the
+    /// top or bottom than `bound1`.
+    row_filter: [M; crate::MAX_N],
+    /// The row by which both outer columns must be taken.
+    bound2: usize,
+    outer: M,
+    /// The last row's columns nearer its ends than `bound1`.
+    last_forbidden: M,
+    /// The last row's columns as near its ends as `bound1`.
+    last_ties: M,
+}
+
+impl<M: Mask> Border<M> {
+    pub(crate) fn new(n: usize, bound1: usize) -> Border<M> {
+        let outer = M::bit(n as u32 - 1) | M::ONE;
         let low = M::low_bits(bound1 as u32);
         let mut row_filter = [!M::ZERO; crate::MAX_N];
-        row_filter[..bound1].fill(!outer);
-        Side {
+        row_filter[1..bound1].fill(!outer);
+        row_filter[n - bound1..n - 1].fill(!outer);
+        Border {
             bound1,
             row_filter,
             bound2: n - 1 - bound1,
             outer,
             last_forbidden: low | (low << (n - bound1) as u32),
-            top,
-            end: top >> bound1 as u32,
+            last_ties: M::bit(bound1 as u32) | M::bit((n - 1 - bound1) as u32),
         }
-    }
-
-    /// Classifies a board that passed the bounds: it returns without counting if a
-    /// rotation is smaller, else the number of distinct images shows in which rotation
-    /// equals the board.
-    fn classify(&self, board: &[M], tally: &mut Tally) {
-        let last = board.len() - 1;
-        if board[self.bound2] == M::ONE {
-            match self.compare_quarter_turn(board) {
-                Ordering::Less => return,
-                Ordering::Equal => {
-                    tally.classes[0] += 1;
-                    return;
-                }
-                Ordering::Greater => {}
-            }
-        }
-        if board[last] == self.end {
-            match self.compare_half_turn(board) {
-                Ordering::Less => return,
-                Ordering::Equal => {
-                    tally.classes[1] += 1;
-                    return;
-                }
-                Ordering::Greater => {}
-            }
-        }
-        if board[self.bound1] == self.top && self.compare_three_quarter_turn(board) == Less {
-            return;
-        }
-        tally.classes[2] += 1;
-    }
-
-    // The three comparisons walk the rotated board row by row against the board, reading
-    // each rotated row off the board's columns without building the rotated board.
-    // `Less` means the rotated board is smaller, so the board is not its class's
-    // representative.
-
-    fn compare_quarter_turn(&self, board: &[M]) -> Ordering {
-        let last = board.len() - 1;
-        let mut pattern = M::bit(1);
-        for &own in &board[1..] {
-            let mut bit = M::ONE;
-            let mut you = last;
-            while board[you] != pattern && own >= bit {
-                bit = bit << 1;
-                you -= 1;
-            }
-            if own > bit {
-                return Less;
-            }
-            if own < bit {
-                return Greater;
-            }
-            pattern = pattern << 1;
-        }
-        Equal
-    }
-
-    fn compare_half_turn(&self, board: &[M]) -> Ordering {
-        let last = board.len() - 1;
-        for (own_row, &own) in board.iter().enumerate().skip(1) {
-            let you = board[last - own_row];
-            let mut bit = M::ONE;
-            let mut pattern = self.top;
-            while pattern != you && own >= bit {
-                bit = bit << 1;
-                pattern = pattern >> 1;
-            }
-            if own > bit {
-                return Less;
-            }
-            if own < bit {
-                return Greater;
-            }
-        }
-        Equal
-    }
-
-    fn compare_three_quarter_turn(&self, board: &[M]) -> Ordering {
-        let mut pattern = self.top >> 1;
-        for &own in &board[1..] {
-            let mut bit = M::ONE;
-            let mut you = 0;
-            while board[you] != pattern && own >= bit {
-                bit = bit << 1;
-                you += 1;
-            }
-            if own > bit {
-                return Less;
-            }
-            if own < bit {
-                return Greater;
-            }
-            pattern = pattern >> 1;
-        }
-        Equal
     }
 }
 
-impl<M: Mask> Rules<M> for Side<M> {
+impl<M: Mask> Rules<M> for Border<M> {
     const READS_BOARD: bool = true;
 
     #[inline(always)]
     fn allowed(&self, row: usize, free: M, down: M) -> M {
         if row == self.bound2 {
+            // The outer columns are closed below this row: both must be taken by now.
             let outer_taken = down & self.outer;
             if outer_taken.is_empty() {
-                // Both outer columns must be taken by now or the board is not least.
                 M::ZERO
             } else if outer_taken != self.outer {
                 free & self.outer
@@ -244,8 +177,25 @@ impl<M: Mask> Rules<M> for Side<M> {
     #[inline(always)]
     fn leaf(&self, board: &[M], last: M, tally: &mut Tally) {
         if !last.is_empty() && (last & self.last_forbidden).is_empty() {
-            self.classify(board, tally);
+            let ties = usize::from(!(board[self.bound1] & self.outer).is_empty())
+                + usize::from(!(board[self.bound2] & self.outer).is_empty())
+                + usize::from(!(last & self.last_ties).is_empty());
+            tally.leaves[ties] += 1;
         }
+    }
+}
+
+impl LaneTables for Border<u32> {
+    fn lane_rules(&self, n: usize) -> LaneRules {
+        let full = u32::low_bits(n as u32);
+        let mut allowed = self.row_filter.map(|filter| filter & full);
+        allowed[n - 1] = full & !self.last_forbidden;
+        let mut rules = LaneRules::new(n, &allowed);
+        rules.ties[self.bound1] = self.outer;
+        rules.ties[self.bound2] = self.outer;
+        rules.ties[n - 1] = self.last_ties;
+        rules.outer_due = Some((self.bound2, self.outer));
+        rules
     }
 }
 
@@ -427,6 +377,11 @@ impl<'r, M: Mask, R: Rules<M>> Walker<'r, M, R> {
     /// A walker for an `n`-row board under `rules`.
     pub(crate) fn new(n: usize, rules: &'r R) -> Self {
         Walker { rules, full: M::low_bits(n as u32), n }
+    }
+
+    /// The rules the walker follows.
+    pub(crate) fn rules(&self) -> &'r R {
+        self.rules
     }
 
     /// Places the prefix's queens (one column per row) on `board` and returns the masks

@@ -5,11 +5,13 @@ use crate::Error;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Counts {
-    /// Solutions, each counted once.
+    /// Solutions, each counted once; for part of an eightfold count, the whole part of it.
     pub total: u128,
-    /// Classes of solutions under the board's symmetries, by their number of distinct
-    /// images: `[2, 4, 8]`. Only the eightfold method fills these in.
-    pub classes: [u128; 3],
+    /// Thirds of a solution beyond `total` (0, 1 or 2): part of an eightfold count may find
+    /// a solution from several edges, a share each time, and a share of 8/3 leaves thirds.
+    /// A whole count always comes to whole solutions.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub thirds: u128,
     /// Placements tried; zero unless node counting was asked for.
     pub nodes: u128,
 }
@@ -18,20 +20,12 @@ impl Counts {
     /// The sum of two counts, or [`Error::Overflow`].
     pub fn merge(&self, other: &Counts) -> Result<Counts, Error> {
         let add = |a: u128, b: u128| a.checked_add(b).ok_or(Error::Overflow);
+        let thirds = add(self.thirds, other.thirds)?;
         Ok(Counts {
-            total: add(self.total, other.total)?,
-            classes: [
-                add(self.classes[0], other.classes[0])?,
-                add(self.classes[1], other.classes[1])?,
-                add(self.classes[2], other.classes[2])?,
-            ],
+            total: add(add(self.total, other.total)?, thirds / 3)?,
+            thirds: thirds % 3,
             nodes: add(self.nodes, other.nodes)?,
         })
-    }
-
-    /// The number of classes found, whatever their size.
-    pub fn class_count(&self) -> Result<u128, Error> {
-        self.classes.iter().try_fold(0u128, |sum, &c| sum.checked_add(c).ok_or(Error::Overflow))
     }
 }
 
@@ -41,9 +35,18 @@ mod tests {
 
     #[test]
     fn merge_adds_every_field() {
-        let a = Counts { total: 10, classes: [1, 2, 3], nodes: 7 };
-        let b = Counts { total: 5, classes: [4, 5, 6], nodes: 1 };
-        assert_eq!(a.merge(&b), Ok(Counts { total: 15, classes: [5, 7, 9], nodes: 8 }));
+        let a = Counts { total: 10, thirds: 1, nodes: 7 };
+        let b = Counts { total: 5, thirds: 0, nodes: 1 };
+        assert_eq!(a.merge(&b), Ok(Counts { total: 15, thirds: 1, nodes: 8 }));
+    }
+
+    #[test]
+    fn thirds_carry_into_whole_solutions() {
+        let a = Counts { total: 10, thirds: 2, nodes: 0 };
+        let b = Counts { total: 5, thirds: 2, nodes: 0 };
+        assert_eq!(a.merge(&b), Ok(Counts { total: 16, thirds: 1, nodes: 0 }));
+        let whole = a.merge(&b).and_then(|ab| ab.merge(&Counts { thirds: 2, ..Counts::default() }));
+        assert_eq!(whole, Ok(Counts { total: 17, thirds: 0, nodes: 0 }));
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub use crate::enumerate::Enumeration;
 pub use crate::error::Error;
 pub use crate::fixed::{count_rotation_fixed, unique_by_burnside};
 pub use crate::mask::{Mask, MaskWidth};
-pub use crate::method::{Method, UnknownMethod};
+pub use crate::method::{Kernel, Method, UnknownMethod};
 pub use crate::placement::Placement;
 pub use crate::random::{MAX_RANDOM_N, random_solution};
 pub use crate::solution::{Conflict, Solution};
@@ -67,13 +67,14 @@ mod enumerate;
 mod error;
 mod fixed;
 mod join;
+mod lanes;
 mod mask;
 mod method;
 mod placement;
 mod random;
 mod solution;
 
-use crate::backtrack::{Corner, Rules, Side, Tally, Unrestricted, Walker};
+use crate::backtrack::{Border, Corner, LaneTables, Rules, Tally, Unrestricted, Walker};
 use crate::join::Join;
 use crate::placement::Placed;
 
@@ -94,6 +95,7 @@ pub struct Problem {
     n: usize,
     method: Method,
     width: MaskWidth,
+    kernel: Kernel,
     placement: Option<Placement>,
 }
 
@@ -130,8 +132,8 @@ enum Root {
     Weighted { weight: u128 },
     /// Eightfold, first queen in the corner, second at `(1, bound1)`.
     Corner { bound1: usize },
-    /// Eightfold, first queen at `(0, bound1)`.
-    Side { bound1: usize },
+    /// Eightfold, first queen at `(0, bound1)`, no queen in a corner.
+    Border { bound1: usize },
     /// Every completion holding the placed queens counts once.
     Placed { placement: Placement },
 }
@@ -150,8 +152,8 @@ macro_rules! with_walker {
                 let $walker = Walker::<$mask, _>::new($problem.n, &rules);
                 $body
             }
-            Root::Side { bound1 } => {
-                let rules = Side::<$mask>::new($problem.n, bound1);
+            Root::Border { bound1 } => {
+                let rules = Border::<$mask>::new($problem.n, bound1);
                 let $walker = Walker::<$mask, _>::new($problem.n, &rules);
                 $body
             }
@@ -173,7 +175,13 @@ impl Problem {
         if method == Method::Join && n > join::MAX_JOIN_N {
             return Err(Error::JoinSize { n });
         }
-        Ok(Problem { n, method, width: MaskWidth::for_board(n), placement: None })
+        Ok(Problem {
+            n,
+            method,
+            width: MaskWidth::for_board(n),
+            kernel: Kernel::default(),
+            placement: None,
+        })
     }
 
     /// The same problem counting only the solutions that hold `queens`, given as 0-based
@@ -195,6 +203,11 @@ impl Problem {
         Ok(Problem { width, ..self })
     }
 
+    /// The same problem searched with the given backtracking kernel (the join ignores it).
+    pub fn with_kernel(self, kernel: Kernel) -> Problem {
+        Problem { kernel, ..self }
+    }
+
     /// The board size.
     pub fn n(&self) -> usize {
         self.n
@@ -203,6 +216,11 @@ impl Problem {
     /// The method.
     pub fn method(&self) -> Method {
         self.method
+    }
+
+    /// The backtracking kernel asked for.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// The mask width the search runs on.
@@ -224,9 +242,9 @@ impl Problem {
         }
     }
 
-    /// Whether the classic corner/side scheme applies; it needs room for its bounds, so
-    /// smaller boards are mirrored in half and classified by Burnside's lemma.
-    fn classifies(&self) -> bool {
+    /// Whether the corner and border roots apply; they need room for their bounds, so
+    /// smaller boards are mirrored in half.
+    fn uses_borders(&self) -> bool {
         self.method == Method::Eightfold && self.n >= 5
     }
 
@@ -236,7 +254,7 @@ impl Problem {
         if self.method == Method::Plain || self.n == 1 {
             return vec![vec![]];
         }
-        if !self.classifies() {
+        if !self.uses_borders() {
             return (0..n.div_ceil(2)).map(|c| vec![c]).collect();
         }
         let corners = (2..n - 1).map(|b| vec![0, b]);
@@ -260,7 +278,7 @@ impl Problem {
             return Ok(Root::Weighted { weight: 1 });
         }
         let first = usize::from(*prefix.first().ok_or_else(foreign)?);
-        if !self.classifies() {
+        if !self.uses_borders() {
             let weight = if 2 * first + 1 < self.n { 2 } else { 1 };
             return if 2 * first < self.n { Ok(Root::Weighted { weight }) } else { Err(foreign()) };
         }
@@ -272,7 +290,7 @@ impl Problem {
                 Err(foreign())
             };
         }
-        if first < self.n - 1 - first { Ok(Root::Side { bound1: first }) } else { Err(foreign()) }
+        if first < self.n - 1 - first { Ok(Root::Border { bound1: first }) } else { Err(foreign()) }
     }
 
     /// The independent tasks of this count, each a prefix of `depth` rows (or the root's
@@ -346,25 +364,33 @@ impl Problem {
             MaskWidth::U64 => walk::<u64>(self, root, &task.prefix, count_nodes),
             MaskWidth::U128 => walk::<u128>(self, root, &task.prefix, count_nodes),
         };
-        let wide = u128::from;
-        let classes = tally.classes.map(wide);
-        let total = match root {
-            Root::Weighted { weight } => wide(tally.boards).checked_mul(weight),
-            Root::Placed { .. } => Some(wide(tally.boards)),
-            Root::Corner { .. } | Root::Side { .. } => {
-                Some(2 * classes[0] + 4 * classes[1] + 8 * classes[2])
+        let leaves = tally.leaves.map(u128::from);
+        let (total, thirds) = match root {
+            Root::Weighted { weight } => (leaves[0].checked_mul(weight), 0),
+            Root::Placed { .. } => (Some(leaves[0]), 0),
+            Root::Corner { .. } => (Some(8 * leaves[0]), 0),
+            // A board with k ties stands for 8 / (k + 1) solutions; only 8 / 3 leaves a
+            // fraction, which `Counts` keeps in thirds.
+            Root::Border { .. } => {
+                let [alone, one_tie, two_ties, three_ties] = leaves;
+                let thirds = 8 * two_ties;
+                (Some(8 * alone + 4 * one_tie + thirds / 3 + 2 * three_ties), thirds % 3)
             }
-        }
-        .ok_or(Error::Overflow)?;
-        Ok(Counts { total, classes, nodes: wide(tally.nodes) })
+        };
+        let total = total.ok_or(Error::Overflow)?;
+        Ok(Counts { total, thirds, nodes: u128::from(tally.nodes) })
     }
 
     /// The answer from the merged counts of every task.
     pub fn finish(&self, counts: &Counts) -> Result<Outcome, Error> {
+        if counts.thirds != 0 {
+            return Err(Error::Inconsistent(format!(
+                "the counts add up to {} and {}/3 solutions",
+                counts.total, counts.thirds
+            )));
+        }
         let unique = if self.placement.is_some() {
             None
-        } else if self.classifies() {
-            Some(counts.class_count()?)
         } else {
             Some(unique_by_burnside(self.n, counts.total)?)
         };
@@ -376,9 +402,13 @@ fn walk<M: Mask>(problem: &Problem, root: Root, prefix: &[u8], count_nodes: bool
 where
     Unrestricted: Rules<M>,
     Corner<M>: Rules<M>,
-    Side<M>: Rules<M>,
+    Border<M>: Rules<M>,
     Placed<M>: Rules<M>,
 {
+    if problem.kernel == Kernel::Lanes && lanes::fit(problem.n, prefix.len()) {
+        let rules = with_walker!(problem, u32, root, |w| w.rules().lane_rules(problem.n));
+        return lanes::count(&rules, prefix, count_nodes);
+    }
     with_walker!(problem, M, root, |w| if count_nodes {
         w.count::<true>(prefix)
     } else {

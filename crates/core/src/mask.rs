@@ -80,7 +80,9 @@ macro_rules! impl_mask {
     )*};
 }
 
-impl_mask!(u64, u128);
+// `u32` holds the rules of the lane-parallel kernel, which packs sixteen boards of up to 28
+// columns into one register.
+impl_mask!(u32, u64, u128);
 
 /// Which integer type the masks of a search use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -67,3 +67,34 @@ impl FromStr for Method {
         Method::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| UnknownMethod(s.to_owned()))
     }
 }
+
+/// Which backtracking kernel the methods that search board by board use. The counts are
+/// the same; only the speed differs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Sixteen boards at a time in the lanes of AVX-512 registers, where the processor has
+    /// them and the board has at most 28 rows; elsewhere the scalar kernel.
+    #[default]
+    Lanes,
+    /// One board at a time (with BMI1/BMI2 where the processor has them).
+    Scalar,
+}
+
+impl Kernel {
+    /// Both kernels, in the order the help text lists them.
+    pub const ALL: [Kernel; 2] = [Kernel::Lanes, Kernel::Scalar];
+
+    /// The name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Lanes => "lanes",
+            Kernel::Scalar => "scalar",
+        }
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -8,7 +8,8 @@
 use std::fmt;
 
 use crate::Error;
-use crate::backtrack::{Rules, Tally};
+use crate::backtrack::{LaneTables, Rules, Tally};
+use crate::lanes::LaneRules;
 use crate::mask::Mask;
 use crate::solution::Conflict;
 
@@ -136,7 +137,13 @@ impl<M: Mask> Rules<M> for Placed<M> {
 
     #[inline(always)]
     fn leaf(&self, _board: &[M], last: M, tally: &mut Tally) {
-        tally.boards += u64::from(!(last & self.last_filter).is_empty());
+        tally.leaves[0] += u64::from(!(last & self.last_filter).is_empty());
+    }
+}
+
+impl LaneTables for Placed<u32> {
+    fn lane_rules(&self, n: usize) -> LaneRules {
+        LaneRules::new(n, &self.row_filter)
     }
 }
 
