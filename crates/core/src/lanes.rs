@@ -85,10 +85,10 @@ mod avx512 {
     use std::arch::x86_64::{
         __m512i, _mm512_and_si512, _mm512_andnot_si512, _mm512_cmpeq_epi32_mask,
         _mm512_mask_add_epi32, _mm512_mask_and_epi32, _mm512_maskz_compress_epi32,
-        _mm512_maskz_loadu_epi32, _mm512_maskz_mov_epi32, _mm512_or_si512,
-        _mm512_reduce_add_epi32, _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi32,
-        _mm512_sllv_epi32, _mm512_srli_epi32, _mm512_storeu_si512, _mm512_sub_epi32,
-        _mm512_test_epi32_mask, _mm512_xor_si512,
+        _mm512_maskz_loadu_epi32, _mm512_maskz_mov_epi32, _mm512_or_si512, _mm512_reduce_add_epi32,
+        _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi32, _mm512_sllv_epi32,
+        _mm512_srli_epi32, _mm512_storeu_si512, _mm512_sub_epi32, _mm512_test_epi32_mask,
+        _mm512_xor_si512,
     };
 
     use super::{LaneRules, MAX_LANE_N, Tally};
@@ -117,208 +117,245 @@ mod avx512 {
         }
     }
 
-/// Room in one row's buffer: fewer than sixteen boards wait when a register's children
-/// arrive, at most sixteen per column, and a full register may be stored past the end.
-const CAPACITY: usize = LANES + LANES * MAX_LANE_N + LANES;
+    /// Room in one row's buffer: fewer than sixteen boards wait when a register's children
+    /// arrive, at most sixteen per column, and a full register may be stored past the end.
+    const CAPACITY: usize = LANES + LANES * MAX_LANE_N + LANES;
 
-/// The boards waiting to enter each row, as three arrays of masks per row.
-struct Buffers {
-    masks: Vec<u32>,
-    len: [usize; MAX_LANE_N],
-}
-
-impl Buffers {
-    fn new(n: usize) -> Buffers {
-        Buffers { masks: vec![0; n * 3 * CAPACITY], len: [0; MAX_LANE_N] }
+    /// The boards waiting to enter each row, as three arrays of masks per row.
+    struct Buffers {
+        masks: Vec<u32>,
+        len: [usize; MAX_LANE_N],
     }
 
-    fn at(&mut self, row: usize, which: usize) -> *mut u32 {
-        self.masks[(row * 3 + which) * CAPACITY..].as_mut_ptr()
-    }
-}
-
-struct Kernel<'r, const TIES: bool, const NODES: bool> {
-    rules: &'r LaneRules,
-    /// Completed boards per lane since the last flush; with ties, one byte per tie count.
-    pending: __m512i,
-    pending_closes: u32,
-    tally: Tally,
-}
-
-/// How many register closes fit in the pending bytes: each adds at most 2 per lane.
-const CLOSES_PER_FLUSH: u32 = 120;
-
-#[target_feature(enable = "avx512f")]
-fn search<const TIES: bool, const NODES: bool>(
-    rules: &LaneRules,
-    start: usize,
-    (left, down, right): (u32, u32, u32),
-) -> Tally {
-    let deepest = rules.n - 3;
-    let mut buffers = Buffers::new(rules.n);
-    for (which, mask) in [left, down, right].into_iter().enumerate() {
-        // SAFETY: every row's buffer holds at least one mask.
-        unsafe { *buffers.at(start, which) = mask };
-    }
-    buffers.len[start] = 1;
-    let mut kernel =
-        Kernel::<TIES, NODES> { rules, pending: _mm512_setzero_si512(), pending_closes: 0, tally: Tally::default() };
-    let mut row = start;
-    loop {
-        if buffers.len[row] >= LANES {
-            kernel.expand(&mut buffers, row, LANES);
-            if row < deepest && buffers.len[row + 1] >= LANES {
-                row += 1;
-            }
-            continue;
+    impl Buffers {
+        fn new(n: usize) -> Buffers {
+            Buffers { masks: vec![0; n * 3 * CAPACITY], len: [0; MAX_LANE_N] }
         }
-        // Every row below holds fewer than sixteen: look for a full register above.
-        if row > start {
-            row -= 1;
-            continue;
-        }
-        match (start..=deepest).rev().find(|&r| buffers.len[r] > 0) {
-            Some(r) => {
-                let len = buffers.len[r];
-                kernel.expand(&mut buffers, r, len);
-                row = (r + 1).min(deepest);
-            }
-            None => break,
+
+        fn at(&mut self, row: usize, which: usize) -> *mut u32 {
+            self.masks[(row * 3 + which) * CAPACITY..].as_mut_ptr()
         }
     }
-    kernel.flush();
-    kernel.tally
-}
 
-impl<const TIES: bool, const NODES: bool> Kernel<'_, TIES, NODES> {
-    /// The columns open to `row` in each lane of `lanes`.
+    struct Kernel<'r, const TIES: bool, const NODES: bool> {
+        rules: &'r LaneRules,
+        /// Completed boards per lane since the last flush; with ties, one byte per tie count.
+        pending: __m512i,
+        pending_closes: u32,
+        tally: Tally,
+    }
+
+    /// How many register closes fit in the pending bytes: each adds at most 2 per lane.
+    const CLOSES_PER_FLUSH: u32 = 120;
+
     #[target_feature(enable = "avx512f")]
-    fn candidates(&self, row: usize, lanes: u16, l: __m512i, d: __m512i, r: __m512i) -> __m512i {
-        let allowed = _mm512_set1_epi32(self.rules.allowed[row] as i32);
-        let free = _mm512_andnot_si512(_mm512_or_si512(_mm512_or_si512(l, d), r), allowed);
-        let outer = match self.rules.outer_due {
-            Some((due, outer)) if due == row => _mm512_set1_epi32(outer as i32),
-            _ => return _mm512_maskz_mov_epi32(lanes, free),
+    fn search<const TIES: bool, const NODES: bool>(
+        rules: &LaneRules,
+        start: usize,
+        (left, down, right): (u32, u32, u32),
+    ) -> Tally {
+        let deepest = rules.n - 3;
+        let mut buffers = Buffers::new(rules.n);
+        for (which, mask) in [left, down, right].into_iter().enumerate() {
+            // SAFETY: every row's buffer holds at least one mask.
+            unsafe { *buffers.at(start, which) = mask };
+        }
+        buffers.len[start] = 1;
+        let mut kernel = Kernel::<TIES, NODES> {
+            rules,
+            pending: _mm512_setzero_si512(),
+            pending_closes: 0,
+            tally: Tally::default(),
         };
-        let taken = _mm512_and_si512(d, outer);
-        let none_taken = _mm512_test_epi32_mask(taken, taken) ^ u16::MAX;
-        let one_taken = _mm512_cmpeq_epi32_mask(taken, outer) ^ u16::MAX;
-        let free = _mm512_mask_and_epi32(free, one_taken, free, outer);
-        _mm512_maskz_mov_epi32(lanes & !none_taken, free)
-    }
-
-    /// Takes the last `k` (1 to 16) boards waiting to enter `row` and places every queen
-    /// they allow in that row.
-    #[target_feature(enable = "avx512f")]
-    fn expand(&mut self, buffers: &mut Buffers, row: usize, k: usize) {
-        let base = buffers.len[row] - k;
-        buffers.len[row] = base;
-        let lanes = (u32::MAX >> (32 - k)) as u16;
-        // SAFETY: lanes below `k` read the `k` boards stored from `base`; the rest are masked.
-        let (l, d, r) = unsafe {
-            (
-                _mm512_maskz_loadu_epi32(lanes, buffers.at(row, 0).add(base) as *const i32),
-                _mm512_maskz_loadu_epi32(lanes, buffers.at(row, 1).add(base) as *const i32),
-                _mm512_maskz_loadu_epi32(lanes, buffers.at(row, 2).add(base) as *const i32),
-            )
-        };
-        let mut avail = self.candidates(row, lanes, l, d, r);
-        let ties = _mm512_set1_epi32(self.rules.ties[row] as i32);
-        let tie_one = _mm512_set1_epi32(1 << TIE_SHIFT);
-        let closes = row + 3 == self.rules.n;
-        let child_allowed = _mm512_set1_epi32(self.rules.allowed[(row + 1).min(self.rules.n - 1)] as i32);
+        let mut row = start;
         loop {
-            let placing = _mm512_test_epi32_mask(avail, avail);
-            if placing == 0 {
-                break;
-            }
-            let bit = _mm512_and_si512(avail, _mm512_sub_epi32(_mm512_setzero_si512(), avail));
-            avail = _mm512_xor_si512(avail, bit);
-            let cl = _mm512_slli_epi32::<1>(_mm512_or_si512(l, bit));
-            let mut cd = _mm512_or_si512(d, bit);
-            if TIES {
-                let tied = _mm512_test_epi32_mask(bit, ties);
-                cd = _mm512_mask_add_epi32(cd, tied, cd, tie_one);
-            }
-            let cr = _mm512_srli_epi32::<1>(_mm512_or_si512(r, bit));
-            if NODES {
-                self.tally.nodes += u64::from(placing.count_ones());
-            }
-            if closes {
-                self.close(placing, cl, cd, cr);
+            if buffers.len[row] >= LANES {
+                kernel.expand(&mut buffers, row, LANES);
+                if row < deepest && buffers.len[row + 1] >= LANES {
+                    row += 1;
+                }
                 continue;
             }
-            let open = _mm512_andnot_si512(_mm512_or_si512(_mm512_or_si512(cl, cd), cr), child_allowed);
-            let keep = placing & _mm512_test_epi32_mask(open, open);
-            let at = buffers.len[row + 1];
-            // SAFETY: `at` + 16 is within the buffer (see `CAPACITY`).
-            unsafe {
-                _mm512_storeu_si512(buffers.at(row + 1, 0).add(at) as *mut __m512i, _mm512_maskz_compress_epi32(keep, cl));
-                _mm512_storeu_si512(buffers.at(row + 1, 1).add(at) as *mut __m512i, _mm512_maskz_compress_epi32(keep, cd));
-                _mm512_storeu_si512(buffers.at(row + 1, 2).add(at) as *mut __m512i, _mm512_maskz_compress_epi32(keep, cr));
+            // Every row below holds fewer than sixteen: look for a full register above.
+            if row > start {
+                row -= 1;
+                continue;
             }
-            buffers.len[row + 1] = at + keep.count_ones() as usize;
+            match (start..=deepest).rev().find(|&r| buffers.len[r] > 0) {
+                Some(r) => {
+                    let len = buffers.len[r];
+                    kernel.expand(&mut buffers, r, len);
+                    row = (r + 1).min(deepest);
+                }
+                None => break,
+            }
         }
+        kernel.flush();
+        kernel.tally
     }
 
-    /// Scores the boards in `lanes` entering the second-to-last row. Two columns are left;
-    /// each of the two rows may take either, the last the other one if the diagonals allow.
-    #[target_feature(enable = "avx512f")]
-    fn close(&mut self, lanes: u16, l: __m512i, d: __m512i, r: __m512i) {
-        let n = self.rules.n;
-        let full = _mm512_set1_epi32(((1u64 << n) - 1) as i32);
-        let open = _mm512_andnot_si512(d, full);
-        let first = _mm512_and_si512(open, _mm512_sub_epi32(_mm512_setzero_si512(), open));
-        let second = _mm512_xor_si512(open, first);
-        let candidates = self.candidates(n - 2, lanes, l, d, r);
-        let last_allowed = _mm512_set1_epi32(self.rules.allowed[n - 1] as i32);
-        for (mine, other) in [(first, second), (second, first)] {
-            let placed = _mm512_and_si512(candidates, mine);
-            let placing = _mm512_test_epi32_mask(placed, placed);
-            let attacked = _mm512_or_si512(
-                _mm512_slli_epi32::<1>(_mm512_or_si512(l, mine)),
-                _mm512_srli_epi32::<1>(_mm512_or_si512(r, mine)),
-            );
-            let last = _mm512_andnot_si512(attacked, _mm512_and_si512(other, last_allowed));
-            let complete = placing & _mm512_test_epi32_mask(last, last);
-            if NODES {
-                self.tally.nodes += u64::from(placing.count_ones() + complete.count_ones());
-            }
-            let one = _mm512_set1_epi32(1);
-            let weight = if TIES {
-                let mut ties = _mm512_srli_epi32::<TIE_SHIFT>(d);
-                let mine_ties = _mm512_set1_epi32(self.rules.ties[n - 2] as i32);
-                let other_ties = _mm512_set1_epi32(self.rules.ties[n - 1] as i32);
-                ties = _mm512_mask_add_epi32(ties, _mm512_test_epi32_mask(mine, mine_ties), ties, one);
-                ties = _mm512_mask_add_epi32(ties, _mm512_test_epi32_mask(other, other_ties), ties, one);
-                _mm512_sllv_epi32(one, _mm512_slli_epi32::<3>(ties))
-            } else {
-                one
+    impl<const TIES: bool, const NODES: bool> Kernel<'_, TIES, NODES> {
+        /// The columns open to `row` in each lane of `lanes`.
+        #[target_feature(enable = "avx512f")]
+        fn candidates(
+            &self,
+            row: usize,
+            lanes: u16,
+            l: __m512i,
+            d: __m512i,
+            r: __m512i,
+        ) -> __m512i {
+            let allowed = _mm512_set1_epi32(self.rules.allowed[row] as i32);
+            let free = _mm512_andnot_si512(_mm512_or_si512(_mm512_or_si512(l, d), r), allowed);
+            let outer = match self.rules.outer_due {
+                Some((due, outer)) if due == row => _mm512_set1_epi32(outer as i32),
+                _ => return _mm512_maskz_mov_epi32(lanes, free),
             };
-            self.pending = _mm512_mask_add_epi32(self.pending, complete, self.pending, weight);
+            let taken = _mm512_and_si512(d, outer);
+            let none_taken = _mm512_test_epi32_mask(taken, taken) ^ u16::MAX;
+            let one_taken = _mm512_cmpeq_epi32_mask(taken, outer) ^ u16::MAX;
+            let free = _mm512_mask_and_epi32(free, one_taken, free, outer);
+            _mm512_maskz_mov_epi32(lanes & !none_taken, free)
         }
-        self.pending_closes += 1;
-        if self.pending_closes == CLOSES_PER_FLUSH {
-            self.flush();
-        }
-    }
 
-    /// Moves the pending per-lane counts into the tally.
-    #[target_feature(enable = "avx512f")]
-    fn flush(&mut self) {
-        if TIES {
-            let byte = _mm512_set1_epi32(0xff);
-            let mut shifted = self.pending;
-            for leaves in &mut self.tally.leaves {
-                let sum = _mm512_reduce_add_epi32(_mm512_and_si512(shifted, byte));
-                *leaves += u64::from(sum as u32);
-                shifted = _mm512_srli_epi32::<8>(shifted);
+        /// Takes the last `k` (1 to 16) boards waiting to enter `row` and places every queen
+        /// they allow in that row.
+        #[target_feature(enable = "avx512f")]
+        fn expand(&mut self, buffers: &mut Buffers, row: usize, k: usize) {
+            let base = buffers.len[row] - k;
+            buffers.len[row] = base;
+            let lanes = (u32::MAX >> (32 - k)) as u16;
+            // SAFETY: lanes below `k` read the `k` boards stored from `base`; the rest are masked.
+            let (l, d, r) = unsafe {
+                (
+                    _mm512_maskz_loadu_epi32(lanes, buffers.at(row, 0).add(base) as *const i32),
+                    _mm512_maskz_loadu_epi32(lanes, buffers.at(row, 1).add(base) as *const i32),
+                    _mm512_maskz_loadu_epi32(lanes, buffers.at(row, 2).add(base) as *const i32),
+                )
+            };
+            let mut avail = self.candidates(row, lanes, l, d, r);
+            let ties = _mm512_set1_epi32(self.rules.ties[row] as i32);
+            let tie_one = _mm512_set1_epi32(1 << TIE_SHIFT);
+            let closes = row + 3 == self.rules.n;
+            let child_allowed =
+                _mm512_set1_epi32(self.rules.allowed[(row + 1).min(self.rules.n - 1)] as i32);
+            loop {
+                let placing = _mm512_test_epi32_mask(avail, avail);
+                if placing == 0 {
+                    break;
+                }
+                let bit = _mm512_and_si512(avail, _mm512_sub_epi32(_mm512_setzero_si512(), avail));
+                avail = _mm512_xor_si512(avail, bit);
+                let cl = _mm512_slli_epi32::<1>(_mm512_or_si512(l, bit));
+                let mut cd = _mm512_or_si512(d, bit);
+                if TIES {
+                    let tied = _mm512_test_epi32_mask(bit, ties);
+                    cd = _mm512_mask_add_epi32(cd, tied, cd, tie_one);
+                }
+                let cr = _mm512_srli_epi32::<1>(_mm512_or_si512(r, bit));
+                if NODES {
+                    self.tally.nodes += u64::from(placing.count_ones());
+                }
+                if closes {
+                    self.close(placing, cl, cd, cr);
+                    continue;
+                }
+                let open = _mm512_andnot_si512(
+                    _mm512_or_si512(_mm512_or_si512(cl, cd), cr),
+                    child_allowed,
+                );
+                let keep = placing & _mm512_test_epi32_mask(open, open);
+                let at = buffers.len[row + 1];
+                // SAFETY: `at` + 16 is within the buffer (see `CAPACITY`).
+                unsafe {
+                    _mm512_storeu_si512(
+                        buffers.at(row + 1, 0).add(at) as *mut __m512i,
+                        _mm512_maskz_compress_epi32(keep, cl),
+                    );
+                    _mm512_storeu_si512(
+                        buffers.at(row + 1, 1).add(at) as *mut __m512i,
+                        _mm512_maskz_compress_epi32(keep, cd),
+                    );
+                    _mm512_storeu_si512(
+                        buffers.at(row + 1, 2).add(at) as *mut __m512i,
+                        _mm512_maskz_compress_epi32(keep, cr),
+                    );
+                }
+                buffers.len[row + 1] = at + keep.count_ones() as usize;
             }
-        } else {
-            self.tally.leaves[0] += u64::from(_mm512_reduce_add_epi32(self.pending) as u32);
         }
-        self.pending = _mm512_setzero_si512();
-        self.pending_closes = 0;
+
+        /// Scores the boards in `lanes` entering the second-to-last row. Two columns are left;
+        /// each of the two rows may take either, the last the other one if the diagonals allow.
+        #[target_feature(enable = "avx512f")]
+        fn close(&mut self, lanes: u16, l: __m512i, d: __m512i, r: __m512i) {
+            let n = self.rules.n;
+            let full = _mm512_set1_epi32(((1u64 << n) - 1) as i32);
+            let open = _mm512_andnot_si512(d, full);
+            let first = _mm512_and_si512(open, _mm512_sub_epi32(_mm512_setzero_si512(), open));
+            let second = _mm512_xor_si512(open, first);
+            let candidates = self.candidates(n - 2, lanes, l, d, r);
+            let last_allowed = _mm512_set1_epi32(self.rules.allowed[n - 1] as i32);
+            for (mine, other) in [(first, second), (second, first)] {
+                let placed = _mm512_and_si512(candidates, mine);
+                let placing = _mm512_test_epi32_mask(placed, placed);
+                let attacked = _mm512_or_si512(
+                    _mm512_slli_epi32::<1>(_mm512_or_si512(l, mine)),
+                    _mm512_srli_epi32::<1>(_mm512_or_si512(r, mine)),
+                );
+                let last = _mm512_andnot_si512(attacked, other);
+                let complete = placing & _mm512_test_epi32_mask(last, last_allowed);
+                if NODES {
+                    // As the scalar kernel counts: the last queen is placed, then the rules
+                    // decide whether its column counts.
+                    let placed_last = placing & _mm512_test_epi32_mask(last, last);
+                    self.tally.nodes += u64::from(placing.count_ones() + placed_last.count_ones());
+                }
+                let one = _mm512_set1_epi32(1);
+                let weight = if TIES {
+                    let mut ties = _mm512_srli_epi32::<TIE_SHIFT>(d);
+                    let mine_ties = _mm512_set1_epi32(self.rules.ties[n - 2] as i32);
+                    let other_ties = _mm512_set1_epi32(self.rules.ties[n - 1] as i32);
+                    ties = _mm512_mask_add_epi32(
+                        ties,
+                        _mm512_test_epi32_mask(mine, mine_ties),
+                        ties,
+                        one,
+                    );
+                    ties = _mm512_mask_add_epi32(
+                        ties,
+                        _mm512_test_epi32_mask(other, other_ties),
+                        ties,
+                        one,
+                    );
+                    _mm512_sllv_epi32(one, _mm512_slli_epi32::<3>(ties))
+                } else {
+                    one
+                };
+                self.pending = _mm512_mask_add_epi32(self.pending, complete, self.pending, weight);
+            }
+            self.pending_closes += 1;
+            if self.pending_closes == CLOSES_PER_FLUSH {
+                self.flush();
+            }
+        }
+
+        /// Moves the pending per-lane counts into the tally.
+        #[target_feature(enable = "avx512f")]
+        fn flush(&mut self) {
+            if TIES {
+                let byte = _mm512_set1_epi32(0xff);
+                let mut shifted = self.pending;
+                for leaves in &mut self.tally.leaves {
+                    let sum = _mm512_reduce_add_epi32(_mm512_and_si512(shifted, byte));
+                    *leaves += u64::from(sum as u32);
+                    shifted = _mm512_srli_epi32::<8>(shifted);
+                }
+            } else {
+                self.tally.leaves[0] += u64::from(_mm512_reduce_add_epi32(self.pending) as u32);
+            }
+            self.pending = _mm512_setzero_si512();
+            self.pending_closes = 0;
+        }
     }
-}
 }

@@ -4,7 +4,7 @@ mod known;
 
 use std::collections::BTreeSet;
 
-use nqueens_core::{Counts, MaskWidth, Method, Problem, Solution, count, unique_by_burnside};
+use nqueens_core::{Counts, Kernel, MaskWidth, Method, Problem, Solution, count};
 
 fn count_split(problem: &Problem, depth: usize) -> Counts {
     problem.tasks(depth).unwrap().iter().fold(Counts::default(), |acc, task| {
@@ -52,12 +52,38 @@ fn the_join_refuses_boards_it_cannot_split() {
 }
 
 #[test]
-fn eightfold_classes_agree_with_burnside() {
-    for n in 5..=15 {
-        let problem = Problem::new(n, Method::Eightfold).unwrap();
-        let counts = count_split(&problem, 0);
-        let classes: u128 = counts.classes.iter().sum();
-        assert_eq!(unique_by_burnside(n, counts.total), Ok(classes), "N = {n}");
+fn both_kernels_agree_task_by_task_on_counts_and_nodes() {
+    // Where the processor lacks AVX-512 both run the scalar kernel and this compares it
+    // with itself; the lanes are then not used anywhere either.
+    for method in [Method::Plain, Method::Half, Method::Eightfold] {
+        for n in 5..=14 {
+            for depth in [0, 1, 3] {
+                let lanes = Problem::new(n, method).unwrap();
+                let scalar = lanes.with_kernel(Kernel::Scalar);
+                for task in lanes.tasks(depth).unwrap() {
+                    assert_eq!(
+                        lanes.solve(&task, true),
+                        scalar.solve(&task, true),
+                        "N = {n}, {method}, task {:?}",
+                        task.prefix()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn both_kernels_count_placed_queens_alike() {
+    for queens in [&[(0, 1)][..], &[(3, 0), (5, 7)], &[(9, 4)], &[(2, 2), (4, 5), (8, 0)]] {
+        let problem = Problem::new(12, Method::Plain).unwrap().with_placement(queens).unwrap();
+        for depth in [0, 2] {
+            let solve = |kernel| {
+                let problem = problem.with_kernel(kernel);
+                count_split(&problem, depth)
+            };
+            assert_eq!(solve(Kernel::Lanes), solve(Kernel::Scalar), "{queens:?}, depth {depth}");
+        }
     }
 }
 
@@ -100,28 +126,19 @@ fn node_counting_does_not_change_the_counts() {
     }
 }
 
-/// Every permutation of `0..n` (no pruning), as a brute force the kernel is compared with.
-fn brute_force(n: usize) -> (u128, [u128; 3], BTreeSet<Solution>) {
+/// Every permutation of `0..n` (no pruning), as a brute force the kernel is compared with:
+/// the solutions, and one representative per class.
+fn brute_force(n: usize) -> (Vec<Solution>, BTreeSet<Solution>) {
     let mut columns: Vec<usize> = (0..n).collect();
-    let mut total = 0;
-    let mut classes = BTreeSet::new();
+    let mut solutions = Vec::new();
     let mut visit = |columns: &[usize]| {
         if let Ok(solution) = Solution::new(columns.to_vec()) {
-            total += 1;
-            classes.insert(solution.canonical());
+            solutions.push(solution);
         }
     };
     permute(&mut columns, 0, &mut visit);
-    let mut by_images = [0; 3];
-    for class in &classes {
-        match class.distinct_images() {
-            2 => by_images[0] += 1,
-            4 => by_images[1] += 1,
-            8 => by_images[2] += 1,
-            _ => {}
-        }
-    }
-    (total, by_images, classes)
+    let classes = solutions.iter().map(Solution::canonical).collect();
+    (solutions, classes)
 }
 
 fn permute(columns: &mut [usize], from: usize, visit: &mut impl FnMut(&[usize])) {
@@ -139,15 +156,72 @@ fn permute(columns: &mut [usize], from: usize, visit: &mut impl FnMut(&[usize]))
 #[test]
 fn kernel_agrees_with_a_brute_force_over_permutations() {
     for n in 1..=10 {
-        let (total, by_images, classes) = brute_force(n);
+        let (solutions, classes) = brute_force(n);
         for method in Method::ALL {
-            let outcome = count(n, method).unwrap();
-            let unique = Some(classes.len() as u128);
-            assert_eq!((outcome.total, outcome.unique), (total, unique), "N = {n}");
+            for kernel in Kernel::ALL {
+                let problem = Problem::new(n, method).unwrap().with_kernel(kernel);
+                let outcome = problem.finish(&count_split(&problem, 0)).unwrap();
+                let expected = (solutions.len() as u128, Some(classes.len() as u128));
+                assert_eq!(
+                    (outcome.total, outcome.unique),
+                    expected,
+                    "N = {n}, {method}, {kernel}"
+                );
+            }
         }
-        if n >= 5 {
-            let problem = Problem::new(n, Method::Eightfold).unwrap();
-            assert_eq!(count_split(&problem, 0).classes, by_images, "classes, N = {n}");
+    }
+}
+
+/// What an eightfold root is worth by the rule that the root's rows state: for a corner
+/// root `[0, b]`, 8 per solution with those queens whose column-1 queen lies below row `b`;
+/// for a border root `[c]`, 8 / (k + 1) per solution whose top queen is at column `c` and
+/// whose other edges' queens stand no nearer a corner, `k` of them as near. In thirds.
+fn share_in_thirds(solution: &Solution, root: &[u8]) -> u128 {
+    let columns = solution.columns();
+    let n = columns.len();
+    let distance = |at: usize| at.min(n - 1 - at);
+    let row_of = |column| columns.iter().position(|&c| c == column).unwrap();
+    match *root {
+        [0, b] if columns[..2] == [0, usize::from(b)] && row_of(1) > usize::from(b) => 24,
+        [c] if columns[0] == usize::from(c) => {
+            let top = distance(columns[0]);
+            let others = [distance(columns[n - 1]), distance(row_of(0)), distance(row_of(n - 1))];
+            if others.iter().any(|&d| d < top) {
+                return 0;
+            }
+            let ties = others.iter().filter(|&&d| d == top).count() as u128;
+            24 / (ties + 1)
+        }
+        _ => 0,
+    }
+}
+
+#[test]
+fn every_eightfold_root_counts_its_share_of_the_solutions() {
+    for n in 5..=10 {
+        let (solutions, _) = brute_force(n);
+        for kernel in Kernel::ALL {
+            let problem = Problem::new(n, Method::Eightfold).unwrap().with_kernel(kernel);
+            // Depth 2 splits every root once more, so the corner roots' second row shows.
+            let mut roots: Vec<Vec<u8>> = Vec::new();
+            let mut by_root = std::collections::BTreeMap::<Vec<u8>, Counts>::new();
+            for task in problem.tasks(2).unwrap() {
+                let root =
+                    if task.prefix()[0] == 0 { &task.prefix()[..2] } else { &task.prefix()[..1] };
+                if !roots.iter().any(|r| r == root) {
+                    roots.push(root.to_vec());
+                }
+                let sum = by_root.entry(root.to_vec()).or_default();
+                *sum = sum.merge(&problem.solve(&task, false).unwrap()).unwrap();
+            }
+            for (root, counts) in by_root {
+                let expected: u128 = solutions.iter().map(|s| share_in_thirds(s, &root)).sum();
+                assert_eq!(
+                    3 * counts.total + counts.thirds,
+                    expected,
+                    "N = {n}, {kernel}, root {root:?}"
+                );
+            }
         }
     }
 }
