@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use nqueens_core::Method;
+use nqueens_core::{Kernel, Method};
 use nqueens_scheduler::Shard;
 
 /// Counts N-Queens solutions: all of them (OEIS A000170) and those distinct under the
@@ -37,12 +37,18 @@ pub(crate) struct CountArgs {
     #[arg(value_name = "N")]
     pub(crate) n: usize,
 
-    /// How to count: join (half-board meet in the middle, fastest from N = 14), eightfold
+    /// How to count: join (half-board meet in the middle, fastest from N = 16), eightfold
     /// (backtracking with the 8-fold symmetry), half (mirror halving), plain (no symmetry),
     /// or auto, the fastest for N. All are exact and report total and unique counts
     /// [default: auto; with --place, plain, the only one allowed].
     #[arg(long, value_name = "METHOD", default_value = "auto")]
     pub(crate) method: MethodChoice,
+
+    /// The backtracking kernel: lanes (sixteen boards at a time in AVX-512 registers, where
+    /// the processor has them and N <= 28; the scalar kernel elsewhere) or scalar (one board
+    /// at a time, for comparison). Both give the same counts; the join ignores this.
+    #[arg(long, value_name = "KERNEL", default_value = "lanes", value_parser = parse_kernel)]
+    pub(crate) kernel: Kernel,
 
     /// Refuse up front a count that would need more memory than this, in bytes or with a
     /// K, M, G or T suffix (powers of 1024) [default: 3/4 of the machine's memory].
@@ -120,6 +126,13 @@ impl FromStr for MethodChoice {
             format!("unknown method '{}' (expected auto, {})", e.0, names.join(", "))
         })
     }
+}
+
+fn parse_kernel(text: &str) -> Result<Kernel, String> {
+    Kernel::ALL.into_iter().find(|k| k.name() == text).ok_or_else(|| {
+        let names: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
+        format!("unknown kernel '{text}' (expected one of: {})", names.join(", "))
+    })
 }
 
 /// A size in bytes: a number, optionally followed by K, M, G or T (powers of 1024), with

@@ -40,7 +40,8 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
             MethodChoice::Auto => Method::Plain,
         };
         Problem::new(args.n, method)?.with_placement(&args.place)?
-    };
+    }
+    .with_kernel(args.kernel);
     let threads = match args.threads {
         Some(threads) => threads.get(),
         None => std::thread::available_parallelism().map_or(1, |t| t.get()),
@@ -116,6 +117,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     CountReport {
         n: problem.n(),
         method: problem.method().to_string(),
+        kernel: problem.kernel().map(|k| k.to_string()),
         placement: problem.placement().map(one_based),
         threads,
         depth,

@@ -137,6 +137,7 @@ fn share(
     CountReport {
         n: problem.n(),
         method: problem.method().to_string(),
+        kernel: problem.kernel().map(|k| k.to_string()),
         placement: problem.placement().map(one_based),
         threads: all_threads,
         depth,

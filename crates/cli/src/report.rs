@@ -12,6 +12,9 @@ use crate::memory;
 pub(crate) struct CountReport {
     pub(crate) n: usize,
     pub(crate) method: String,
+    /// The backtracking kernel that ran (`lanes` or `scalar`); absent for the join.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) kernel: Option<String>,
     /// The queens placed in advance, as `[row, column]` counted from 1; absent without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) placement: Option<Vec<[usize; 2]>>,
@@ -30,7 +33,8 @@ pub(crate) struct CountReport {
     pub(crate) task_digest: String,
     /// Which shard this is; `null` for a whole run.
     pub(crate) shard: Option<ShardInfo>,
-    /// The merged per-class counts of the tasks run.
+    /// The merged counts of the tasks run; a shard of an eightfold count may hold thirds of
+    /// a solution, which the other shards complete.
     pub(crate) counts: Counts,
     /// Nodes and time per node, with `--stats`; absent without.
     #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
@@ -94,12 +98,14 @@ impl CountReport {
             Some(stats) => {
                 // The join's unit of work is a pair of half-boards tested, not a placement.
                 let unit = if self.method == Method::Join.name() { "pair" } else { "node" };
+                let kernel =
+                    self.kernel.as_ref().map(|k| format!(" kernel={k}")).unwrap_or_default();
                 let peak = stats
                     .peak_memory_bytes
                     .map(|bytes| format!(" peak_memory={}", memory::human(bytes)))
                     .unwrap_or_default();
                 println!(
-                    "{} {unit}s={} ns/{unit}={:.3}{peak}",
+                    "{}{kernel} {unit}s={} ns/{unit}={:.3}{peak}",
                     self.line(),
                     stats.nodes,
                     stats.ns_per_node

@@ -63,6 +63,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["count", "200"], "between 1 and 128"),
         (&["count", "abc"], "invalid value 'abc'"),
         (&["count", "8", "--method", "fast"], "unknown method 'fast'"),
+        (&["count", "8", "--kernel", "gpu"], "unknown kernel 'gpu'"),
         (&["count", "8", "--bogus"], "unexpected argument '--bogus'"),
         (&["count", "8", "--threads", "0"], "'0' for '--threads"),
         (&["count", "8", "--shard", "3/3"], "shard 3/3 does not exist"),
@@ -114,7 +115,7 @@ fn every_thread_count_and_depth_gives_the_known_counts() {
 
 #[test]
 fn shards_merge_to_the_unsharded_count() {
-    for (n, method) in [(13, "eightfold"), (13, "join"), (14, "join")] {
+    for (n, method) in [(13, "eightfold"), (14, "eightfold"), (13, "join"), (14, "join")] {
         shards_merge_to_the_known_count(n, method);
     }
 }
@@ -303,6 +304,23 @@ fn stats_report_nodes_without_changing_the_counts() {
 }
 
 #[test]
+fn both_kernels_give_the_same_counts_and_nodes() {
+    for method in ["eightfold", "half", "plain"] {
+        let run = |kernel| {
+            let args = ["count", "13", "--method", method, "--kernel", kernel, "--stats", "--json"];
+            json(&args)
+        };
+        let (lanes, scalar) = (run("lanes"), run("scalar"));
+        assert_eq!(counts(&lanes), known(13), "{method}");
+        assert_eq!(lanes["counts"], scalar["counts"], "{method}");
+        assert_eq!(scalar["kernel"], "scalar");
+        let lanes_ran = lanes["kernel"].as_str().unwrap();
+        assert!(["lanes", "scalar"].contains(&lanes_ran), "{lanes_ran}");
+    }
+    assert!(json(&["count", "16", "--method", "join", "--json"]).get("kernel").is_none());
+}
+
+#[test]
 fn join_stats_report_pairs_and_peak_memory() {
     let stats = json(&["count", "14", "--method", "join", "--json", "--stats"]);
     assert_eq!(counts(&stats), known(14));
@@ -319,7 +337,8 @@ fn join_stats_report_pairs_and_peak_memory() {
 #[test]
 fn auto_picks_backtracking_for_small_boards_and_placements_and_the_join_above() {
     assert_eq!(json(&["count", "8", "--json"])["method"], "eightfold");
-    assert_eq!(json(&["count", "14", "--json"])["method"], "join");
-    assert_eq!(json(&["count", "14", "--method", "auto", "--json"])["method"], "join");
+    assert_eq!(json(&["count", "15", "--json"])["method"], "eightfold");
+    assert_eq!(json(&["count", "16", "--json"])["method"], "join");
+    assert_eq!(json(&["count", "16", "--method", "auto", "--json"])["method"], "join");
     assert_eq!(json(&["count", "14", "--place", "1:2", "--json"])["method"], "plain");
 }

@@ -218,9 +218,14 @@ impl Problem {
         self.method
     }
 
-    /// The backtracking kernel asked for.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
+    /// The backtracking kernel the search runs on this processor: the lanes only where it
+    /// has them and the board fits them; `None` for the join, which has its own.
+    pub fn kernel(&self) -> Option<Kernel> {
+        match (self.method, self.kernel) {
+            (Method::Join, _) => None,
+            (_, Kernel::Lanes) if !lanes::fit(self.n, 0) => Some(Kernel::Scalar),
+            (_, kernel) => Some(kernel),
+        }
     }
 
     /// The mask width the search runs on.

@@ -23,11 +23,11 @@ impl Method {
     pub const ALL: [Method; 4] = [Method::Join, Method::Eightfold, Method::Half, Method::Plain];
 
     /// The fastest method for an `n`-board, as measured on an x86-64 machine with AVX-512
-    /// (`cargo xtask bench`, results/README.md): the join from N = 14, where its half-boards
-    /// become large enough for the bulk pair test to pay, up to the largest board it
-    /// splits; the eightfold backtracking below and above.
+    /// (`cargo xtask bench`, results/README.md): the join from N = 16, where its half-boards
+    /// become large enough for the bulk pair test to outrun the lane-parallel backtracking,
+    /// up to the largest board it splits; the eightfold backtracking below and above.
     pub fn fastest(n: usize) -> Method {
-        if (14..=crate::join::MAX_JOIN_N).contains(&n) { Method::Join } else { Method::Eightfold }
+        if (16..=crate::join::MAX_JOIN_N).contains(&n) { Method::Join } else { Method::Eightfold }
     }
 
     /// The name used on the command line and in JSON.

@@ -46,8 +46,8 @@ fn count_gives_total_and_unique_for_n_16() {
 fn the_join_refuses_boards_it_cannot_split() {
     assert!(Problem::new(32, Method::Join).is_ok());
     assert!(Problem::new(33, Method::Join).is_err());
-    assert_eq!(Method::fastest(13), Method::Eightfold);
-    assert_eq!(Method::fastest(14), Method::Join);
+    assert_eq!(Method::fastest(15), Method::Eightfold);
+    assert_eq!(Method::fastest(16), Method::Join);
     assert_eq!(Method::fastest(40), Method::Eightfold);
 }
 
