@@ -3,6 +3,7 @@
 mod bench;
 mod host;
 mod measure;
+mod peers;
 mod scaling;
 mod tables;
 
@@ -16,13 +17,18 @@ const HELP: &str = "\
 cargo xtask <command>
 
 Commands:
-  bench   [--n 8..=17] [--methods join,eightfold,half,plain] [--threads 1,2] [--runs 5]
+  bench   [--n 8..=17] [--methods join,eightfold,eightfold/scalar,half,plain] [--threads 1,2] [--runs 5]
           [--warmup 1] [--out results/bench.json]
-          build the release binary, time every combination, check the counts against
+          build the release binary, time every combination (a method written M/K runs on
+          kernel K, e.g. eightfold/scalar), check the counts against
           testdata/known-counts.json, and write one JSON file
   scaling [--n 17] [--methods join,eightfold] [--threads 1..=NCPU] [--runs 5]
           speedup and efficiency against the first thread count, alternating runs;
           writes results/scaling.json and results/scaling.svg
+  peers   --dir ../shared/peers [--n 16] [--runs 3] [--out results/peers.json]
+          the plain, half and eightfold methods on each kernel, one thread, against the C
+          reference counters in DIR (seed_bitmask.c with and without half, eightfold.c),
+          built with gcc -O3 -march=native and timed in turns; prints medians and ratios
   tables  [--check]
           regenerate the tables in README.md and results/README.md from results/*.json;
           --check fails if they are stale instead
@@ -54,7 +60,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
         "bench" => {
             let bench = bench::Bench {
                 ns: flags.list("--n", "8..=17")?,
-                methods: flags.words("--methods", "join,eightfold,half,plain"),
+                methods: flags.words("--methods", "join,eightfold,eightfold/scalar,half,plain"),
                 threads: flags.list("--threads", "1,2")?,
                 runs: flags.number("--runs", 5)?.max(1),
                 warmup: flags.number("--warmup", 1)?,
@@ -74,6 +80,18 @@ fn run(args: Vec<String>) -> Result<(), String> {
             };
             flags.finish()?;
             scaling.run()
+        }
+        "peers" => {
+            let peers = peers::Peers {
+                dir: flags.take("--dir").map(PathBuf::from).ok_or("peers needs --dir DIR")?,
+                n: flags.number("--n", 16)?,
+                runs: flags.number("--runs", 3)?.max(1),
+                out: flags
+                    .take("--out")
+                    .map_or_else(|| project_root().join("results/peers.json"), PathBuf::from),
+            };
+            flags.finish()?;
+            peers.run()
         }
         "tables" => {
             let check = flags.switch("--check");

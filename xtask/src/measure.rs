@@ -41,7 +41,8 @@ fn children_cpu_time() -> (f64, f64) {
     (seconds(usage.ru_utime), seconds(usage.ru_stime))
 }
 
-/// Runs `nqueens count N --method M --threads T --json` once, with `extra` arguments.
+/// Runs `nqueens count N --method M --threads T --json` once, with `extra` arguments. A
+/// method written `M/K` runs on kernel `K` (`--kernel K`).
 pub(crate) fn count(
     binary: &Path,
     n: usize,
@@ -49,10 +50,12 @@ pub(crate) fn count(
     threads: usize,
     extra: &[&str],
 ) -> Result<Run, String> {
+    let (method, kernel) = method.split_once('/').unwrap_or((method, "lanes"));
     let (user_before, system_before) = children_cpu_time();
     let started = Instant::now();
     let output = Command::new(binary)
-        .args(["count", &n.to_string(), "--method", method, "--threads", &threads.to_string()])
+        .args(["count", &n.to_string(), "--method", method, "--kernel", kernel])
+        .args(["--threads", &threads.to_string()])
         .args(["--json", "--progress", "never"])
         .args(extra)
         .output()
@@ -61,7 +64,7 @@ pub(crate) fn count(
     let (user_after, system_after) = children_cpu_time();
     if !output.status.success() {
         return Err(format!(
-            "nqueens count {n} --method {method} --threads {threads} failed: {}",
+            "nqueens count {n} --method {method} --kernel {kernel} --threads {threads} failed: {}",
             String::from_utf8_lossy(&output.stderr).trim()
         ));
     }

@@ -1,10 +1,10 @@
-//! The backtracking kernel on one thread, N = 10..=13, every method:
-//! `cargo bench -p nqueens-core --bench kernel`.
+//! The backtracking kernels on one thread, N = 10..=13, every method, and the lanes against
+//! the scalar kernel: `cargo bench -p nqueens-core --bench kernel`.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nqueens_core::{Counts, Method, Problem};
+use nqueens_core::{Counts, Kernel, Method, Problem};
 
 fn count(problem: &Problem) -> Counts {
     let tasks = problem.tasks(0).expect("depth 0 fits every board");
@@ -15,14 +15,24 @@ fn count(problem: &Problem) -> Counts {
 
 fn kernel(c: &mut Criterion) {
     for method in Method::ALL {
-        let mut group = c.benchmark_group(method.name());
-        for n in 10..=13 {
-            let problem = Problem::new(n, method).expect("a valid board size");
-            group.bench_with_input(BenchmarkId::from_parameter(n), &problem, |b, problem| {
-                b.iter(|| count(black_box(problem)))
-            });
+        // The join has one kernel of its own.
+        let kernels: &[Kernel] =
+            if method == Method::Join { &[Kernel::Lanes] } else { &Kernel::ALL };
+        for &kernel in kernels {
+            let name = match method {
+                Method::Join => method.name().to_owned(),
+                _ => format!("{method}/{kernel}"),
+            };
+            let mut group = c.benchmark_group(name);
+            for n in 10..=13 {
+                let problem =
+                    Problem::new(n, method).expect("a valid board size").with_kernel(kernel);
+                group.bench_with_input(BenchmarkId::from_parameter(n), &problem, |b, problem| {
+                    b.iter(|| count(black_box(problem)))
+                });
+            }
+            group.finish();
         }
-        group.finish();
     }
 }
 
