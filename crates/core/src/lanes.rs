@@ -45,14 +45,19 @@ impl LaneRules {
 }
 
 /// Whether the lanes can count the completions of an `n`-board below a `depth`-row prefix on
-/// this processor: it needs AVX-512F, at most [`MAX_LANE_N`] rows and three open rows.
+/// this processor: it needs AVX-512F (and POPCNT, BMI1, BMI2), at most [`MAX_LANE_N`] rows and three open rows.
 pub(crate) fn fit(n: usize, depth: usize) -> bool {
     available() && n <= MAX_LANE_N && depth + 3 <= n
 }
 
 #[cfg(target_arch = "x86_64")]
 fn available() -> bool {
+    // POPCNT and BMI come with every AVX-512 processor; asking costs nothing and lets the
+    // lane counts and masks use their instructions.
     std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("popcnt")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -106,7 +111,7 @@ mod avx512 {
         let (left, down, right) = start;
         let start = (left, down | (ties << TIE_SHIFT), right);
         let has_ties = rules.ties.iter().any(|&t| t != 0);
-        // SAFETY: `super::count` asserted that the processor has AVX-512F.
+        // SAFETY: `super::count` asserted that the processor has every feature `search` uses.
         unsafe {
             match (has_ties, count_nodes) {
                 (false, false) => search::<false, false>(rules, row, start),
@@ -148,7 +153,7 @@ mod avx512 {
     /// How many register closes fit in the pending bytes: each adds at most 2 per lane.
     const CLOSES_PER_FLUSH: u32 = 120;
 
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,popcnt,bmi1,bmi2")]
     fn search<const TIES: bool, const NODES: bool>(
         rules: &LaneRules,
         start: usize,
@@ -196,7 +201,7 @@ mod avx512 {
 
     impl<const TIES: bool, const NODES: bool> Kernel<'_, TIES, NODES> {
         /// The columns open to `row` in each lane of `lanes`.
-        #[target_feature(enable = "avx512f")]
+        #[target_feature(enable = "avx512f,popcnt,bmi1,bmi2")]
         fn candidates(
             &self,
             row: usize,
@@ -220,7 +225,7 @@ mod avx512 {
 
         /// Takes the last `k` (1 to 16) boards waiting to enter `row` and places every queen
         /// they allow in that row.
-        #[target_feature(enable = "avx512f")]
+        #[target_feature(enable = "avx512f,popcnt,bmi1,bmi2")]
         fn expand(&mut self, buffers: &mut Buffers, row: usize, k: usize) {
             let base = buffers.len[row] - k;
             buffers.len[row] = base;
@@ -287,7 +292,7 @@ mod avx512 {
 
         /// Scores the boards in `lanes` entering the second-to-last row. Two columns are left;
         /// each of the two rows may take either, the last the other one if the diagonals allow.
-        #[target_feature(enable = "avx512f")]
+        #[target_feature(enable = "avx512f,popcnt,bmi1,bmi2")]
         fn close(&mut self, lanes: u16, l: __m512i, d: __m512i, r: __m512i) {
             let n = self.rules.n;
             let full = _mm512_set1_epi32(((1u64 << n) - 1) as i32);
@@ -341,7 +346,7 @@ mod avx512 {
         }
 
         /// Moves the pending per-lane counts into the tally.
-        #[target_feature(enable = "avx512f")]
+        #[target_feature(enable = "avx512f,popcnt,bmi1,bmi2")]
         fn flush(&mut self) {
             if TIES {
                 let byte = _mm512_set1_epi32(0xff);
