@@ -11,9 +11,11 @@ associatively, and turns the merged counts into an [`Outcome`]: the number of so
   width is picked once when the problem is built ([`MaskWidth::for_board`]); the search is
   generic and monomorphic inside.
 * [`Method::Plain`] searches every placement, [`Method::Half`] mirrors the first row, and
-  [`Method::Eightfold`] finds each class once and classifies it by its number of images.
-* Unique counts for the methods that do not classify come from Burnside's lemma
-  ([`unique_by_burnside`]), with the few rotation-symmetric solutions found by a tiny search.
+  [`Method::Eightfold`] counts each solution through the board edge nearest a corner.
+  The searches run on a [`Kernel`]: sixteen boards per AVX-512 register where the
+  processor has them, one board at a time elsewhere.
+* Unique counts come from Burnside's lemma ([`unique_by_burnside`]), with the few
+  rotation-symmetric solutions found by a tiny search.
 * [`Solution`] is a validated placement with the board's rotations and reflections, used to
   check the engines against an independent brute force; [`Conflict`] names the first two
   queens of a placement that attack each other.

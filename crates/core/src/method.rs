@@ -10,8 +10,9 @@ pub enum Method {
     /// Mirror halving: first-row queens in the left half count twice, the middle column of an
     /// odd board once.
     Half,
-    /// The 8-fold symmetry reduction: each class of solutions under the board's rotations and
-    /// reflections is found once and weighed by its number of distinct images (2, 4 or 8).
+    /// The 8-fold symmetry reduction: only boards whose top edge's queen is in the left half
+    /// and no farther from a corner than the other edges' queens are searched, each counting
+    /// 8 / (1 + the number of edges as near), so that every solution counts once in all.
     Eightfold,
     /// The half-board join: west and east half-boards are enumerated separately and the
     /// pairs that do not clash are counted in bulk, by symmetry orbits of row sets.
