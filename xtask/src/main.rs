@@ -26,9 +26,10 @@ Commands:
           speedup and efficiency against the first thread count, alternating runs;
           writes results/scaling.json and results/scaling.svg
   peers   --dir ../shared/peers [--n 16] [--runs 3] [--out results/peers.json]
-          the plain, half and eightfold methods on each kernel, one thread, against the C
-          reference counters in DIR (seed_bitmask.c with and without half, eightfold.c),
-          built with gcc -O3 -march=native and timed in turns; prints medians and ratios
+          the plain, half and eightfold methods on the auto, avx2 and scalar kernels, one
+          thread, against the C reference counters in DIR (seed_bitmask.c with and without
+          half, eightfold.c), built with gcc -O3 -march=native and timed in turns; prints
+          medians and ratios
   tables  [--check]
           regenerate the tables in README.md and results/README.md from results/*.json;
           --check fails if they are stale instead

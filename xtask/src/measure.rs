@@ -50,7 +50,7 @@ pub(crate) fn count(
     threads: usize,
     extra: &[&str],
 ) -> Result<Run, String> {
-    let (method, kernel) = method.split_once('/').unwrap_or((method, "lanes"));
+    let (method, kernel) = method.split_once('/').unwrap_or((method, "auto"));
     let (user_before, system_before) = children_cpu_time();
     let started = Instant::now();
     let output = Command::new(binary)

@@ -57,12 +57,15 @@ struct Ratio {
 }
 
 /// Which project method is measured against which reference.
-const PAIRS: [(&str, &str); 6] = [
+const PAIRS: [(&str, &str); 9] = [
     ("plain", "seed_bitmask"),
+    ("plain/avx2", "seed_bitmask"),
     ("plain/scalar", "seed_bitmask"),
     ("half", "seed_bitmask half"),
+    ("half/avx2", "seed_bitmask half"),
     ("half/scalar", "seed_bitmask half"),
     ("eightfold", "eightfold.c"),
+    ("eightfold/avx2", "eightfold.c"),
     ("eightfold/scalar", "eightfold.c"),
 ];
 
@@ -85,7 +88,7 @@ impl Peers {
             Contender { name: "eightfold.c".into(), command: vec![path(&eightfold), n.clone()] },
         ];
         for (project, _) in PAIRS {
-            let (method, kernel) = project.split_once('/').unwrap_or((project, "lanes"));
+            let (method, kernel) = project.split_once('/').unwrap_or((project, "auto"));
             let command = [&path(&binary), "count", &n, "--method", method, "--kernel", kernel]
                 .into_iter()
                 .chain(["--threads", "1", "--progress", "never"])

@@ -44,10 +44,10 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "METHOD", default_value = "auto")]
     pub(crate) method: MethodChoice,
 
-    /// The backtracking kernel: lanes (sixteen boards at a time in AVX-512 registers, where
-    /// the processor has them and N <= 28; the scalar kernel elsewhere) or scalar (one board
-    /// at a time, for comparison). Both give the same counts; the join ignores this.
-    #[arg(long, value_name = "KERNEL", default_value = "lanes", value_parser = parse_kernel)]
+    /// The backtracking kernel: avx512 (sixteen boards at a time in AVX-512 registers), avx2
+    /// (eight, in AVX2 registers), both for N <= 28, scalar (one board at a time), or auto,
+    /// the fastest this processor has for N. All give the same counts; the join ignores this.
+    #[arg(long, value_name = "KERNEL", default_value = "auto", value_parser = parse_kernel)]
     pub(crate) kernel: Kernel,
 
     /// Refuse up front a count that would need more memory than this, in bytes or with a

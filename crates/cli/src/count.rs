@@ -41,7 +41,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         };
         Problem::new(args.n, method)?.with_placement(&args.place)?
     }
-    .with_kernel(args.kernel);
+    .with_kernel(args.kernel)?;
     let threads = match args.threads {
         Some(threads) => threads.get(),
         None => std::thread::available_parallelism().map_or(1, |t| t.get()),

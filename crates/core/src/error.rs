@@ -63,6 +63,14 @@ pub enum Error {
         /// The largest size taken.
         max: usize,
     },
+    /// A backtracking kernel was asked for that this processor lacks, or for a board larger
+    /// than it holds.
+    Kernel {
+        /// The kernel asked for.
+        kernel: crate::Kernel,
+        /// The board size.
+        n: usize,
+    },
     /// A sum or product of counts left the range of `u128`.
     Overflow,
     /// Counts that must agree by a theorem did not; a bug, never a user error.
@@ -102,6 +110,14 @@ impl fmt::Display for Error {
                 write!(f, "there is no solution for N = {n}: queens fit only for N = 1 and N >= 4")
             }
             Error::TooLarge { n, max } => write!(f, "N must be at most {max}, got {n}"),
+            Error::Kernel { kernel, n } if *n > crate::lanes::MAX_LANE_N => write!(
+                f,
+                "the {kernel} kernel counts boards up to N = {}, got {n}; use --kernel auto",
+                crate::lanes::MAX_LANE_N
+            ),
+            Error::Kernel { kernel, .. } => {
+                write!(f, "this processor cannot run the {kernel} kernel; use --kernel auto")
+            }
             Error::Overflow => f.write_str("a count overflowed 128 bits"),
             Error::Inconsistent(what) => write!(f, "internal inconsistency: {what}"),
         }

@@ -205,9 +205,18 @@ impl Problem {
         Ok(Problem { width, ..self })
     }
 
-    /// The same problem searched with the given backtracking kernel (the join ignores it).
-    pub fn with_kernel(self, kernel: Kernel) -> Problem {
-        Problem { kernel, ..self }
+    /// The same problem searched with the given backtracking kernel (the join, which has
+    /// its own, ignores it). A lane kernel the processor lacks, or one asked for a board
+    /// above 28 rows, is refused with [`Error::Kernel`].
+    pub fn with_kernel(self, kernel: Kernel) -> Result<Problem, Error> {
+        let lanes = matches!(kernel, Kernel::Avx512 | Kernel::Avx2);
+        if lanes
+            && self.method != Method::Join
+            && !(lanes::available(kernel) && self.n <= lanes::MAX_LANE_N)
+        {
+            return Err(Error::Kernel { kernel, n: self.n });
+        }
+        Ok(Problem { kernel, ..self })
     }
 
     /// The board size.
@@ -220,14 +229,17 @@ impl Problem {
         self.method
     }
 
-    /// The backtracking kernel the search runs on this processor: the lanes only where it
-    /// has them and the board fits them; `None` for the join, which has its own.
+    /// The backtracking kernel the search runs on this processor: for [`Kernel::Auto`], the
+    /// widest lanes it has if the board fits them; `None` for the join, which has its own.
     pub fn kernel(&self) -> Option<Kernel> {
-        match (self.method, self.kernel) {
-            (Method::Join, _) => None,
-            (_, Kernel::Lanes) if !lanes::fit(self.n, 0) => Some(Kernel::Scalar),
-            (_, kernel) => Some(kernel),
+        if self.method == Method::Join {
+            return None;
         }
+        if self.kernel != Kernel::Auto {
+            return Some(self.kernel);
+        }
+        let fastest = [Kernel::Avx512, Kernel::Avx2].into_iter().find(|&k| lanes::available(k));
+        Some(fastest.filter(|_| self.n <= lanes::MAX_LANE_N).unwrap_or(Kernel::Scalar))
     }
 
     /// The mask width the search runs on.
@@ -412,9 +424,11 @@ where
     Border<M>: Rules<M>,
     Placed<M>: Rules<M>,
 {
-    if problem.kernel == Kernel::Lanes && lanes::fit(problem.n, prefix.len()) {
+    let kernel = problem.kernel().unwrap_or(Kernel::Scalar);
+    // The last rows of a deep prefix are left to the scalar kernel: too few to vectorise.
+    if kernel != Kernel::Scalar && lanes::fit(problem.n, prefix.len()) {
         let rules = with_walker!(problem, u32, root, |w| w.rules().lane_rules(problem.n));
-        return lanes::count(&rules, prefix, count_nodes);
+        return lanes::count(kernel, &rules, prefix, count_nodes);
     }
     with_walker!(problem, M, root, |w| if count_nodes {
         w.count::<true>(prefix)

@@ -69,26 +69,32 @@ impl FromStr for Method {
     }
 }
 
-/// Which backtracking kernel the methods that search board by board use. The counts are
-/// the same; only the speed differs.
+/// Which backtracking kernel the methods that search board by board use. The counts (and
+/// the nodes) are the same on every kernel; only the speed differs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Kernel {
-    /// Sixteen boards at a time in the lanes of AVX-512 registers, where the processor has
-    /// them and the board has at most 28 rows; elsewhere the scalar kernel.
+    /// The fastest this processor has for the board: AVX-512, else AVX2, else scalar.
     #[default]
-    Lanes,
-    /// One board at a time (with BMI1/BMI2 where the processor has them).
+    Auto,
+    /// Sixteen boards at a time in the lanes of AVX-512 registers (N <= 28).
+    Avx512,
+    /// Eight boards at a time in the lanes of AVX2 registers (N <= 28).
+    Avx2,
+    /// One board at a time (with BMI1/BMI2 where the processor has them); any board, any
+    /// processor.
     Scalar,
 }
 
 impl Kernel {
-    /// Both kernels, in the order the help text lists them.
-    pub const ALL: [Kernel; 2] = [Kernel::Lanes, Kernel::Scalar];
+    /// Every kernel, in the order the help text lists them.
+    pub const ALL: [Kernel; 4] = [Kernel::Auto, Kernel::Avx512, Kernel::Avx2, Kernel::Scalar];
 
     /// The name used on the command line and in JSON.
     pub fn name(self) -> &'static str {
         match self {
-            Kernel::Lanes => "lanes",
+            Kernel::Auto => "auto",
+            Kernel::Avx512 => "avx512",
+            Kernel::Avx2 => "avx2",
             Kernel::Scalar => "scalar",
         }
     }
