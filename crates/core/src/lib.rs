@@ -12,8 +12,8 @@ associatively, and turns the merged counts into an [`Outcome`]: the number of so
   generic and monomorphic inside.
 * [`Method::Plain`] searches every placement, [`Method::Half`] mirrors the first row, and
   [`Method::Eightfold`] counts each solution through the board edge nearest a corner.
-  The searches run on a [`Kernel`]: sixteen boards per AVX-512 register where the
-  processor has them, one board at a time elsewhere.
+  The searches run on a [`Kernel`]: sixteen boards per AVX-512 register or eight per
+  AVX2 register where the processor has them, one board at a time elsewhere.
 * Unique counts come from Burnside's lemma ([`unique_by_burnside`]), with the few
   rotation-symmetric solutions found by a tiny search.
 * [`Solution`] is a validated placement with the board's rotations and reflections, used to
