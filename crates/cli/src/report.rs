@@ -12,7 +12,7 @@ use crate::memory;
 pub(crate) struct CountReport {
     pub(crate) n: usize,
     pub(crate) method: String,
-    /// The backtracking kernel that ran (`lanes` or `scalar`); absent for the join.
+    /// The backtracking kernel that ran (`avx512`, `avx2` or `scalar`; tasks with fewer than three open rows run scalar); absent for the join.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) kernel: Option<String>,
     /// The queens placed in advance, as `[row, column]` counted from 1; absent without.

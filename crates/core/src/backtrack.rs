@@ -22,7 +22,7 @@ use crate::mask::Mask;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Tally {
     /// Completed boards by their number of ties: other edges as near a corner as the top
-    /// edge ([`Border`]); always 0 for the other rules.
+    /// edge ([`Border`]); the other rules use only `leaves[0]`.
     pub(crate) leaves: [u64; 4],
     /// Placements made, when counted.
     pub(crate) nodes: u64,

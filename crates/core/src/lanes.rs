@@ -135,7 +135,8 @@ mod x86 {
         }
         match kernel {
             Kernel::Avx512 => dispatch!(search_avx512),
-            _ => dispatch!(search_avx2),
+            Kernel::Avx2 => dispatch!(search_avx2),
+            Kernel::Auto | Kernel::Scalar => unreachable!("{kernel} is not a lane kernel"),
         }
     }
 
@@ -507,6 +508,7 @@ mod x86 {
 
     /// How many register closes fit in the pending bytes: each adds at most 2 per lane.
     const CLOSES_PER_FLUSH: u32 = 120;
+    const _: () = assert!(2 * CLOSES_PER_FLUSH <= 255);
 
     /// Counts the completions of one board whose rows above `start` are filled.
     ///
