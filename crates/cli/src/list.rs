@@ -18,7 +18,7 @@ use std::sync::mpsc::{Receiver, Sender, channel, sync_channel};
 use std::thread;
 
 use anyhow::anyhow;
-use nqueens_core::{Enumeration, Solution, Task};
+use nqueens_core::{Enumeration, EnumerationTask, Solution};
 
 use crate::cli::{Format, ListArgs};
 use crate::show;
@@ -82,9 +82,9 @@ struct InOrder {
 }
 
 impl InOrder {
-    fn start(enumeration: Enumeration, tasks: Vec<Task>, threads: usize) -> InOrder {
+    fn start(enumeration: Enumeration, tasks: Vec<EnumerationTask>, threads: usize) -> InOrder {
         let count = tasks.len();
-        let tasks: Arc<[Task]> = tasks.into();
+        let tasks: Arc<[EnumerationTask]> = tasks.into();
         let taken = Arc::new(AtomicUsize::new(0));
         let (open, opened) = channel();
         for _ in 0..threads.min(count) {
@@ -100,7 +100,7 @@ impl InOrder {
 /// Takes tasks in order until there are none left or nobody reads any more.
 fn work(
     enumeration: Enumeration,
-    tasks: &[Task],
+    tasks: &[EnumerationTask],
     taken: &AtomicUsize,
     open: &Sender<(usize, Receiver<Message>)>,
 ) {

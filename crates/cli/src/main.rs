@@ -14,6 +14,7 @@ mod progress;
 mod report;
 mod show;
 mod solve;
+mod spec;
 mod verify;
 
 use std::process::ExitCode;

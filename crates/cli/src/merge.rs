@@ -5,42 +5,35 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use nqueens_core::{Counts, Method, Problem};
+use nqueens_core::Counts;
 
 use crate::cli::MergeArgs;
-use crate::report::{CountReport, NodeStats};
+use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
 
 pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
-    let mut shards: Vec<(PathBuf, CountReport)> = Vec::new();
+    let mut shards: Vec<(PathBuf, CountReport, ShardInfo)> = Vec::new();
     for path in &args.files {
-        shards.push((path.clone(), read(path)?));
-    }
-    let (first_path, first) = &shards[0];
-    let Some(first_shard) = first.shard else {
-        bail!("{} is the result of a whole run, not of a shard", first_path.display());
-    };
-    let mut by_index: BTreeMap<usize, &Path> = BTreeMap::new();
-    for (path, shard) in &shards {
-        let Some(info) = shard.shard else {
+        let report = read(path)?;
+        let Some(info) = report.shard else {
             bail!("{} is the result of a whole run, not of a shard", path.display());
         };
-        let fields = [
-            ("n", first.n.to_string(), shard.n.to_string()),
-            ("method", first.method.clone(), shard.method.clone()),
-            ("placement", first.place_text(), shard.place_text()),
-            ("depth", first.depth.to_string(), shard.depth.to_string()),
-            ("shard count", first_shard.count.to_string(), info.count.to_string()),
-            ("task_digest", first.task_digest.clone(), shard.task_digest.clone()),
-            ("engine_version", first.engine_version.clone(), shard.engine_version.clone()),
-        ];
-        for (name, expected, found) in fields {
-            if expected != found {
-                bail!(
-                    "{} is from a different run: {name} is {found} there but {expected} in {}",
-                    path.display(),
-                    first_path.display()
-                );
-            }
+        shards.push((path.clone(), report, info));
+    }
+    let (first_path, first, first_shard) = &shards[0];
+    let mut by_index: BTreeMap<usize, &Path> = BTreeMap::new();
+    for (path, shard, info) in &shards {
+        let from = |difference: String| {
+            format!(
+                "{} is from a different run: {difference} in {}",
+                path.display(),
+                first_path.display()
+            )
+        };
+        if info.count != first_shard.count {
+            bail!(from(format!("shard count is {} there but {}", info.count, first_shard.count)));
+        }
+        if let Some(difference) = first.run.difference(&shard.run) {
+            bail!(from(difference));
         }
         if let Some(earlier) = by_index.insert(info.index, path) {
             bail!(
@@ -64,25 +57,19 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     }
 
     let counts =
-        shards.iter().try_fold(Counts::default(), |sum, (_, shard)| sum.merge(&shard.counts))?;
-    let method: Method = first.method.parse()?;
-    let mut problem = Problem::new(first.n, method)?;
-    if let Some(queens) = first.queens()? {
-        problem = problem.with_placement(&queens)?;
-    }
-    let outcome = problem.finish(&counts)?;
-    CountReport {
-        total: outcome.total,
+        shards.iter().try_fold(Counts::default(), |sum, (_, shard, _)| sum.merge(&shard.counts))?;
+    let outcome = first.run.problem()?.finish(&counts)?;
+    let finished = Finished {
+        kernel: first.kernel,
+        threads: shards.iter().map(|(_, s, _)| s.threads).sum(),
+        counts,
         unique: outcome.unique,
-        threads: shards.iter().map(|(_, s)| s.threads).sum(),
         // Shards usually run side by side: the slowest one is the run's wall time.
-        elapsed_s: shards.iter().map(|(_, s)| s.elapsed_s).fold(0.0, f64::max),
+        elapsed_s: shards.iter().map(|(_, s, _)| s.elapsed_s).fold(0.0, f64::max),
         shard: None,
         stats: merged_stats(&shards, counts.nodes),
-        counts,
-        ..first.clone()
-    }
-    .print(args.json)?;
+    };
+    CountReport::new(first.run.clone(), finished).print(args.json)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -99,11 +86,11 @@ fn read(path: &Path) -> anyhow::Result<CountReport> {
 }
 
 /// Node statistics of the whole run, if every shard counted its nodes.
-fn merged_stats(shards: &[(PathBuf, CountReport)], nodes: u128) -> Option<NodeStats> {
-    if shards.iter().any(|(_, shard)| shard.stats.is_none()) {
+fn merged_stats(shards: &[(PathBuf, CountReport, ShardInfo)], nodes: u128) -> Option<NodeStats> {
+    if shards.iter().any(|(_, shard, _)| shard.stats.is_none()) {
         return None;
     }
-    let thread_ns: f64 = shards.iter().map(|(_, s)| s.elapsed_s * 1e9 * s.threads as f64).sum();
-    let peak = shards.iter().filter_map(|(_, s)| s.stats?.peak_memory_bytes).max();
-    Some(NodeStats::from_thread_ns(nodes, thread_ns, peak))
+    let thread_ns: f64 = shards.iter().map(|(_, s, _)| s.elapsed_s * 1e9 * s.threads as f64).sum();
+    let peak = shards.iter().filter_map(|(_, s, _)| s.stats?.peak_memory_bytes).max();
+    Some(NodeStats::new(nodes, thread_ns, peak))
 }

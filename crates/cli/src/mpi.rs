@@ -7,7 +7,7 @@
 //! own share runs on a second thread, which talks to the coordinator over channels as the
 //! other ranks do over MPI; only the main thread of a rank calls MPI.
 //!
-//! This module knows the engine only through `Problem::tasks`, `Problem::solve`,
+//! This module knows the engine only through the run's [`RunSpec`], `Problem::solve`,
 //! `Problem::finish` and `Counts::merge`, so every method runs under MPI.
 //!
 //! A rank that fails prints why, with its rank, and aborts the whole job: MPI then ends every
@@ -23,15 +23,14 @@ use mpi::Rank;
 use mpi::environment::Threading;
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use nqueens_core::{Counts, ENGINE_VERSION, Problem, Task};
+use nqueens_core::{Counts, Problem, Task};
 use nqueens_scheduler::{Progress, Report, RunError, Runner, Shard};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::CountArgs;
-use crate::count::{SHARD_THREADS, TASKS_PER_THREAD, digest};
-use crate::memory;
 use crate::progress::Display;
-use crate::report::{CountReport, NodeStats, one_based};
+use crate::report::{CountReport, Finished, NodeStats};
+use crate::spec::{RunIdentity, RunSpec, Sharing};
 
 /// How often a rank tells rank 0 how far it is, for the progress display.
 const REPORT_EVERY: Duration = Duration::from_secs(1);
@@ -47,8 +46,8 @@ const BATCHES_PER_RANK: usize = 4;
 /// What a rank tells rank 0.
 #[derive(Debug, Serialize, Deserialize)]
 enum Note {
-    /// The rank's description of the count and its thread count, sent first.
-    Hello { run: String, threads: usize },
+    /// What the rank counts and its thread count, sent first.
+    Hello { run: RunIdentity, threads: usize },
     /// How far the rank is: tasks done and their merged counts.
     Status { done: usize, partial: Counts },
     /// How far the rank is, and a request for the next batch of tasks.
@@ -66,7 +65,7 @@ struct RankState {
     finished: bool,
 }
 
-pub(crate) fn run(args: CountArgs, problem: Problem, threads: usize) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &CountArgs, problem: Problem, threads: usize) -> anyhow::Result<ExitCode> {
     let (universe, threading) = mpi::initialize_with_threading(Threading::Funneled)
         .context("MPI was initialized already")?;
     if threading < Threading::Funneled {
@@ -75,7 +74,7 @@ pub(crate) fn run(args: CountArgs, problem: Problem, threads: usize) -> anyhow::
     let world = universe.world();
     let rank = world.rank();
     let ranks = world.size() as usize;
-    match share(&args, problem, threads, &world) {
+    match share(args, problem, threads, &world) {
         Ok(code) => Ok(code),
         Err(err) => {
             eprintln!("nqueens: rank {rank} of {ranks}: {err:#}");
@@ -93,39 +92,25 @@ fn share(
     world: &SimpleCommunicator,
 ) -> anyhow::Result<ExitCode> {
     let ranks = world.size() as usize;
-    // The depth may depend on the number of ranks, never on one machine's threads: every
+    // The split may depend on the number of ranks, never on one machine's threads: every
     // rank must build the same task list.
-    let depth = match args.depth {
-        Some(depth) => depth,
-        None => problem.depth_for(TASKS_PER_THREAD * SHARD_THREADS * ranks)?,
-    };
-    let tasks = problem.tasks(depth)?;
-    let task_digest = digest(&tasks, problem.placement());
-    let run = format!(
-        "N={} method={} placement={} depth={depth} tasks={} task_digest={task_digest} \
-         engine_version={ENGINE_VERSION}",
-        problem.n(),
-        problem.method(),
-        problem.placement().map_or("none".to_owned(), ToString::to_string),
-        tasks.len(),
-    );
+    let spec = RunSpec::new(problem, args.depth, Sharing::Shared { processes: ranks })?;
+    let RunSpec { problem, tasks, identity } = spec;
     let share = Share {
-        problem,
+        problem: problem.clone(),
         stats: args.stats,
         threads,
         shard: args.mpi_static.then(|| Shard::new(world.rank() as usize, ranks)).transpose()?,
     };
     if world.rank() != 0 {
-        share.count_for_root(tasks, run, world)?;
+        share.count_for_root(tasks, identity, world)?;
         return Ok(ExitCode::SUCCESS);
     }
 
     let started = Instant::now();
-    let task_count = tasks.len();
     let mut coordinator = Coordinator {
         world,
-        run,
-        tasks: task_count,
+        run: identity.clone(),
         next: 0,
         ranks: vec![RankState::default(); ranks],
         display: Display::new(args.progress),
@@ -134,31 +119,21 @@ fn share(
     let counts = coordinator.serve(share, tasks)?;
     let elapsed = started.elapsed();
     let all_threads = coordinator.ranks.iter().filter_map(|r| r.threads).sum();
-    CountReport {
-        n: problem.n(),
-        method: problem.method().to_string(),
-        kernel: problem.kernel().map(|k| k.to_string()),
-        placement: problem.placement().map(one_based),
+    let finished = Finished {
+        kernel: problem.kernel(),
         threads: all_threads,
-        depth,
-        tasks: task_count,
-        total: counts.total,
+        counts,
         unique: problem.finish(&counts)?.unique,
         elapsed_s: elapsed.as_secs_f64(),
-        engine_version: ENGINE_VERSION.to_owned(),
-        task_digest,
         shard: None,
-        stats: args.stats.then(|| {
-            NodeStats::new(counts.nodes, elapsed, all_threads, memory::peak_resident_bytes())
-        }),
-        counts,
-    }
-    .print(args.json)?;
+        stats: args.stats.then(|| NodeStats::of_this_process(counts.nodes, elapsed, all_threads)),
+    };
+    CountReport::new(identity, finished).print(args.json)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// What one rank counts, and how.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Share {
     problem: Problem,
     stats: bool,
@@ -201,7 +176,7 @@ impl Share {
     fn count_for_root(
         self,
         tasks: Vec<Task>,
-        run: String,
+        run: RunIdentity,
         world: &SimpleCommunicator,
     ) -> anyhow::Result<()> {
         let root = world.process_at_rank(0);
@@ -226,9 +201,8 @@ impl Share {
 /// Rank 0's side of the count.
 struct Coordinator<'w> {
     world: &'w SimpleCommunicator,
-    /// Rank 0's description of the count, which every rank's must equal.
-    run: String,
-    tasks: usize,
+    /// What rank 0 counts, which every rank's count must equal.
+    run: RunIdentity,
     /// The first task not yet handed out, when rank 0 hands out batches.
     next: usize,
     ranks: Vec<RankState>,
@@ -301,8 +275,8 @@ impl Coordinator<'_> {
         let _ = local.join();
 
         let done: usize = self.ranks.iter().map(|r| r.done).sum();
-        if done != self.tasks {
-            bail!("the ranks ran {done} tasks, but the count has {}", self.tasks);
+        if done != self.run.tasks {
+            bail!("the ranks ran {done} tasks, but the count has {}", self.run.tasks);
         }
         let counts = self
             .ranks
@@ -326,8 +300,8 @@ impl Coordinator<'_> {
         }
         match note {
             Note::Hello { run, threads } => {
-                if run != self.run {
-                    bail!("rank {rank} counts something else: {run}; rank 0 counts {}", self.run);
+                if let Some(difference) = self.run.difference(&run) {
+                    bail!("rank {rank} counts something else: {difference} on rank 0");
                 }
                 state.threads = Some(threads);
             }
@@ -335,7 +309,7 @@ impl Coordinator<'_> {
             Note::Status { done, partial } => (state.done, state.partial) = (done, partial),
             Note::Ask { done, partial } => {
                 (state.done, state.partial) = (done, partial);
-                let left = self.tasks - self.next;
+                let left = self.run.tasks - self.next;
                 let size = left.div_ceil(BATCHES_PER_RANK * ranks);
                 let batch = self.next..self.next + size;
                 self.next = batch.end;
@@ -365,7 +339,7 @@ impl Coordinator<'_> {
         let session = self.started.elapsed();
         self.display.update(&Progress {
             done: self.ranks.iter().map(|r| r.done).sum(),
-            total: self.tasks,
+            total: self.run.tasks,
             resumed: 0,
             partial: &partial,
             elapsed: session,

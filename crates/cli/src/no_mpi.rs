@@ -8,6 +8,6 @@ use nqueens_core::Problem;
 
 use crate::cli::CountArgs;
 
-pub(crate) fn run(_: CountArgs, _: Problem, _: usize) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(_: &CountArgs, _: Problem, _: usize) -> anyhow::Result<ExitCode> {
     bail!("--mpi needs an nqueens built with MPI support: cargo build --release --features mpi")
 }

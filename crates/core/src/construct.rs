@@ -6,7 +6,8 @@
 //! moves to the end; for N mod 6 = 3 the 2 moves to the end of the even ones and 1, 3 to
 //! the end of the odd ones. The result is checked like any other solution.
 
-use crate::{Error, Solution};
+use crate::error::Error;
+use crate::solution::Solution;
 
 /// The largest board [`construct`] builds: its solution alone takes 8 bytes a row, 800 MB
 /// at this size, and printing it about a gigabyte.

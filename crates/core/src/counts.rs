@@ -1,4 +1,4 @@
-use crate::Error;
+use crate::error::Error;
 
 /// What one task (or a merge of tasks) found. Merging is associative and commutative, so
 /// any grouping of tasks yields the same sums.

@@ -7,8 +7,27 @@
 
 use std::ops::ControlFlow;
 
-use crate::mask::{Mask, MaskWidth};
-use crate::{Error, Solution, Task};
+use crate::error::Error;
+use crate::mask::{MAX_N, Mask, MaskWidth};
+use crate::solution::Solution;
+
+/// One independent piece of a listing: the columns of the queens in the first rows. Only
+/// an [`Enumeration`] makes them, and only an enumeration of the same board lists them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EnumerationTask {
+    columns: Box<[u8]>,
+}
+
+impl EnumerationTask {
+    /// The columns of the first rows' queens, counted from 0.
+    pub fn columns(&self) -> &[u8] {
+        &self.columns
+    }
+
+    fn foreign(&self) -> Error {
+        Error::ForeignTask { engine: "enumeration", key: self.columns.to_vec() }
+    }
+}
 
 /// A listing of an `n`-board's solutions: all of them, or with `unique`, one per class
 /// under the board's 8 symmetries (its canonical, least image: [`Solution::canonical`]).
@@ -23,9 +42,9 @@ pub struct Enumeration {
 type Stop<B> = Result<B, Error>;
 
 impl Enumeration {
-    /// A listing of the `n`-board, `n` in `1..=`[`crate::MAX_N`].
+    /// A listing of the `n`-board, `n` in `1..=`[`MAX_N`].
     pub fn new(n: usize, unique: bool) -> Result<Enumeration, Error> {
-        if !(1..=crate::MAX_N).contains(&n) {
+        if !(1..=MAX_N).contains(&n) {
             return Err(Error::BoardSize { n });
         }
         Ok(Enumeration { n, unique, width: MaskWidth::for_board(n) })
@@ -38,8 +57,9 @@ impl Enumeration {
 
     /// The placements of the first `depth` rows that the listing descends from, in
     /// lexicographic order: listing each in turn lists the whole board in order.
-    pub fn tasks(&self, depth: usize) -> Result<Vec<Task>, Error> {
-        let max = crate::error::max_depth(self.n);
+    pub fn tasks(&self, depth: usize) -> Result<Vec<EnumerationTask>, Error> {
+        // Every task leaves the last row to the search.
+        let max = self.n - 1;
         if depth > max {
             return Err(Error::Depth { depth, n: self.n, max });
         }
@@ -55,7 +75,7 @@ impl Enumeration {
     /// breaks; returns how the visits ended.
     pub fn each_solution<B>(
         &self,
-        task: &Task,
+        task: &EnumerationTask,
         mut visit: impl FnMut(Solution) -> ControlFlow<B>,
     ) -> Result<ControlFlow<B>, Error> {
         let end = match self.width {
@@ -94,14 +114,14 @@ impl<M: Mask> Lister<M> {
         if row == 0 { free & self.first_row } else { free }
     }
 
-    fn prefixes(mut self, depth: usize, out: &mut Vec<Task>) {
+    fn prefixes(mut self, depth: usize, out: &mut Vec<EnumerationTask>) {
         self.extend(depth, (M::ZERO, M::ZERO, M::ZERO), out);
     }
 
-    fn extend(&mut self, depth: usize, masks: (M, M, M), out: &mut Vec<Task>) {
+    fn extend(&mut self, depth: usize, masks: (M, M, M), out: &mut Vec<EnumerationTask>) {
         let row = self.columns.len();
         if row == depth {
-            out.push(Task { prefix: self.columns.iter().map(|&c| c as u8).collect() });
+            out.push(EnumerationTask { columns: self.columns.iter().map(|&c| c as u8).collect() });
             return;
         }
         let mut candidates = self.allowed(row, masks);
@@ -116,14 +136,14 @@ impl<M: Mask> Lister<M> {
 
     fn solutions<B>(
         mut self,
-        task: &Task,
+        task: &EnumerationTask,
         visit: &mut impl FnMut(Solution) -> ControlFlow<B>,
     ) -> Result<ControlFlow<Stop<B>>, Error> {
         let mut masks = (M::ZERO, M::ZERO, M::ZERO);
-        for (row, &column) in task.prefix.iter().enumerate() {
+        for (row, &column) in task.columns.iter().enumerate() {
             let bit = M::bit(u32::from(column));
             if usize::from(column) >= self.n || (self.allowed(row, masks) & bit).is_empty() {
-                return Err(Error::ForeignTask { prefix: task.prefix.clone() });
+                return Err(task.foreign());
             }
             self.columns.push(usize::from(column));
             masks = below(masks, bit);
@@ -224,9 +244,9 @@ mod tests {
     #[test]
     fn tasks_of_other_listings_are_refused() {
         let unique = Enumeration::new(8, true).unwrap();
-        let foreign = Task { prefix: vec![7] };
+        let foreign = EnumerationTask { columns: Box::new([7]) };
         let refused = unique.each_solution(&foreign, |_| ControlFlow::<()>::Continue(()));
-        assert_eq!(refused, Err(Error::ForeignTask { prefix: vec![7] }));
+        assert_eq!(refused, Err(Error::ForeignTask { engine: "enumeration", key: vec![7] }));
         assert!(Enumeration::new(0, false).is_err());
         assert!(unique.tasks(8).is_err());
     }

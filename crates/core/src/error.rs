@@ -1,6 +1,8 @@
 use std::fmt;
 
-use crate::{Conflict, Method};
+use crate::kernel::Kernel;
+use crate::mask::MAX_N;
+use crate::solution::Conflict;
 
 /// Why a count could not be set up or finished.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,11 +33,15 @@ pub enum Error {
     JoinSize {
         /// The board size.
         n: usize,
+        /// The largest board the join splits.
+        max: usize,
     },
     /// A task does not belong to the problem it was handed to.
     ForeignTask {
-        /// The task's prefix, as columns.
-        prefix: Vec<u8>,
+        /// The engine that made the task.
+        engine: &'static str,
+        /// The task's key.
+        key: Vec<u8>,
     },
     /// Queens fixed in advance cannot stand together on the board.
     Placement {
@@ -47,8 +53,8 @@ pub enum Error {
     /// Queens were fixed in a count whose method uses the board's symmetry, which a
     /// partial board does not have.
     PlacementMethod {
-        /// The method asked for.
-        method: Method,
+        /// The name of the method asked for.
+        method: &'static str,
     },
     /// The board has no solution (N = 2 or 3), or no squares (N = 0).
     NoSolution {
@@ -67,9 +73,11 @@ pub enum Error {
     /// than it holds.
     Kernel {
         /// The kernel asked for.
-        kernel: crate::Kernel,
+        kernel: Kernel,
         /// The board size.
         n: usize,
+        /// The largest board the kernel holds.
+        max_n: usize,
     },
     /// A sum or product of counts left the range of `u128`.
     Overflow,
@@ -81,7 +89,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::BoardSize { n } => {
-                write!(f, "board size must be between 1 and {}, got {n}", crate::MAX_N)
+                write!(f, "board size must be between 1 and {MAX_N}, got {n}")
             }
             Error::MaskTooNarrow { n, columns } => {
                 write!(f, "a {columns}-bit mask cannot hold a board of size {n}")
@@ -89,13 +97,11 @@ impl fmt::Display for Error {
             Error::Depth { depth, n, max } => {
                 write!(f, "split depth must be between 0 and {max} for N = {n}, got {depth}")
             }
-            Error::JoinSize { n } => write!(
-                f,
-                "the join method counts boards up to N = {}, got {n}",
-                crate::join::MAX_JOIN_N
-            ),
-            Error::ForeignTask { prefix } => {
-                write!(f, "task with prefix {prefix:?} does not belong to this problem")
+            Error::JoinSize { n, max } => {
+                write!(f, "the join method counts boards up to N = {max}, got {n}")
+            }
+            Error::ForeignTask { engine, key } => {
+                write!(f, "{engine} task {key:?} does not belong to this problem")
             }
             Error::Placement { n, conflict } => {
                 write!(f, "cannot place these queens on the {n} x {n} board: {conflict}")
@@ -110,10 +116,9 @@ impl fmt::Display for Error {
                 write!(f, "there is no solution for N = {n}: queens fit only for N = 1 and N >= 4")
             }
             Error::TooLarge { n, max } => write!(f, "N must be at most {max}, got {n}"),
-            Error::Kernel { kernel, n } if *n > crate::lanes::MAX_LANE_N => write!(
+            Error::Kernel { kernel, n, max_n } if n > max_n => write!(
                 f,
-                "the {kernel} kernel counts boards up to N = {}, got {n}; use --kernel auto",
-                crate::lanes::MAX_LANE_N
+                "the {kernel} kernel counts boards up to N = {max_n}, got {n}; use --kernel auto"
             ),
             Error::Kernel { kernel, .. } => {
                 write!(f, "this processor cannot run the {kernel} kernel; use --kernel auto")
@@ -125,8 +130,3 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-/// The deepest split a board allows: every prefix leaves the last row to the search.
-pub(crate) fn max_depth(n: usize) -> usize {
-    n.saturating_sub(1)
-}

@@ -5,7 +5,7 @@
 //! orbit at once (2 cells for a half turn, 4 for a quarter turn, 1 for the centre), so it
 //! visits only about the square root of the plain tree and costs almost nothing beside it.
 
-use crate::Error;
+use crate::error::Error;
 
 /// A board of occupied rows, columns and diagonals, for boards of any size.
 struct Occupancy {

@@ -8,6 +8,9 @@
 use std::fmt::Debug;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, Not, Shl, Shr};
 
+/// The largest board the masks can hold.
+pub const MAX_N: usize = 128;
+
 /// An unsigned integer used as a set of columns.
 pub trait Mask:
     Copy

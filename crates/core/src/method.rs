@@ -1,9 +1,19 @@
+//! The ways of counting, and the engine behind each.
+
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
+
+use crate::backtrack::{Backtrack, Symmetry};
+use crate::engine::{Engine, Setup};
+use crate::error::Error;
+use crate::join::{Join, MAX_JOIN_N};
 
 /// How a count is searched. Every method is exact; they differ in speed and in what they
 /// learn about symmetry along the way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Method {
     /// Every placement, no symmetry.
     Plain,
@@ -28,7 +38,18 @@ impl Method {
     /// become large enough for the bulk pair test to outrun the lane-parallel backtracking,
     /// up to the largest board it splits; the eightfold backtracking below and above.
     pub fn fastest(n: usize) -> Method {
-        if (16..=crate::join::MAX_JOIN_N).contains(&n) { Method::Join } else { Method::Eightfold }
+        if (16..=MAX_JOIN_N).contains(&n) { Method::Join } else { Method::Eightfold }
+    }
+
+    /// The engine that counts `setup` this way: the one place that maps a method to its
+    /// engine.
+    pub(crate) fn engine(self, setup: &Setup) -> Result<Arc<dyn Engine>, Error> {
+        Ok(match self {
+            Method::Plain => Arc::new(Backtrack::new(setup, Symmetry::None)?),
+            Method::Half => Arc::new(Backtrack::new(setup, Symmetry::Mirror)?),
+            Method::Eightfold => Arc::new(Backtrack::new(setup, Symmetry::Eightfold)?),
+            Method::Join => Arc::new(Join::new(setup.n)?),
+        })
     }
 
     /// The name used on the command line and in JSON.
@@ -66,42 +87,5 @@ impl FromStr for Method {
 
     fn from_str(s: &str) -> Result<Method, UnknownMethod> {
         Method::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| UnknownMethod(s.to_owned()))
-    }
-}
-
-/// Which backtracking kernel the methods that search board by board use. The counts (and
-/// the nodes) are the same on every kernel; only the speed differs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Kernel {
-    /// The fastest this processor has for the board: AVX-512, else AVX2, else scalar.
-    #[default]
-    Auto,
-    /// Sixteen boards at a time in the lanes of AVX-512 registers (N <= 28).
-    Avx512,
-    /// Eight boards at a time in the lanes of AVX2 registers (N <= 28).
-    Avx2,
-    /// One board at a time (with BMI1/BMI2 where the processor has them); any board, any
-    /// processor.
-    Scalar,
-}
-
-impl Kernel {
-    /// Every kernel, in the order the help text lists them.
-    pub const ALL: [Kernel; 4] = [Kernel::Auto, Kernel::Avx512, Kernel::Avx2, Kernel::Scalar];
-
-    /// The name used on the command line and in JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Auto => "auto",
-            Kernel::Avx512 => "avx512",
-            Kernel::Avx2 => "avx2",
-            Kernel::Scalar => "scalar",
-        }
-    }
-}
-
-impl fmt::Display for Kernel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }

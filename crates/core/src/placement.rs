@@ -1,28 +1,21 @@
-//! Queens placed in advance, and the search rules that count only the boards holding them.
-//!
-//! The row-by-row masks of the search know only the queens above the current row. A queen
-//! fixed in a lower row must still keep its column and its two diagonals free above it, so
-//! every open row gets a filter that removes those cells before the search reaches them;
-//! a fixed row's filter is its queen's column alone.
+//! Queens placed in advance: the partial board a count with `--place` must hold.
 
 use std::fmt;
 
-use crate::Error;
-use crate::backtrack::{LaneTables, Rules, Tally};
-use crate::lanes::LaneRules;
-use crate::mask::Mask;
+use crate::error::Error;
+use crate::mask::MAX_N;
 use crate::solution::Conflict;
 
 /// Marks a row with no fixed queen.
 const OPEN: u8 = u8::MAX;
 
-/// Queens fixed in advance on a board of at most [`crate::MAX_N`] rows, at most one per
+/// Queens fixed in advance on a board of at most [`MAX_N`] rows, at most one per
 /// row, no two attacking each other. A fixed-size value, so that a [`crate::Problem`]
 /// holding one stays `Copy`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Placement {
     /// The column of each row's fixed queen, or [`OPEN`].
-    columns: [u8; crate::MAX_N],
+    columns: [u8; MAX_N],
 }
 
 impl Placement {
@@ -30,11 +23,11 @@ impl Placement {
     /// other and the `n`-board. [`Error::Placement`] names the first queen off the board or
     /// the first pair that share a row, column or diagonal, in the order given.
     pub fn new(n: usize, queens: &[(usize, usize)]) -> Result<Placement, Error> {
-        if !(1..=crate::MAX_N).contains(&n) {
+        if !(1..=MAX_N).contains(&n) {
             return Err(Error::BoardSize { n });
         }
         let conflict = |conflict| Err(Error::Placement { n, conflict });
-        let mut columns = [OPEN; crate::MAX_N];
+        let mut columns = [OPEN; MAX_N];
         for (i, &second) in queens.iter().enumerate() {
             let (row, column) = second;
             if row >= n || column >= n {
@@ -63,7 +56,7 @@ impl Placement {
 
     /// The fixed queens as 0-based `(row, column)` pairs, from the top row down.
     pub fn queens(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        (0..crate::MAX_N).filter_map(|row| Some((row, self.column(row)?)))
+        (0..MAX_N).filter_map(|row| Some((row, self.column(row)?)))
     }
 
     /// Whether `prefix` (a column for each of the first rows) keeps every fixed queen of
@@ -90,60 +83,6 @@ impl fmt::Display for Placement {
 impl fmt::Debug for Placement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.queens()).finish()
-    }
-}
-
-/// Counts only the boards that hold a placement's queens.
-#[derive(Clone)]
-pub(crate) struct Placed<M> {
-    /// The columns each row may take at most: the fixed column in a fixed row; elsewhere
-    /// every cell off the fixed queens' columns and diagonals.
-    row_filter: [M; crate::MAX_N],
-    /// The last row's filter, which the leaf applies: the search never calls
-    /// [`Rules::allowed`] for the last row.
-    last_filter: M,
-}
-
-impl<M: Mask> Placed<M> {
-    pub(crate) fn new(n: usize, placement: &Placement) -> Placed<M> {
-        let mut row_filter = [M::low_bits(n as u32); crate::MAX_N];
-        for (row, filter) in row_filter.iter_mut().enumerate().take(n) {
-            if let Some(column) = placement.column(row) {
-                *filter = M::bit(column as u32);
-                continue;
-            }
-            for (fixed_row, column) in placement.queens() {
-                let distance = row.abs_diff(fixed_row);
-                *filter &= !M::bit(column as u32);
-                if column + distance < n {
-                    *filter &= !M::bit((column + distance) as u32);
-                }
-                if let Some(left) = column.checked_sub(distance) {
-                    *filter &= !M::bit(left as u32);
-                }
-            }
-        }
-        Placed { row_filter, last_filter: row_filter[n - 1] }
-    }
-}
-
-impl<M: Mask> Rules<M> for Placed<M> {
-    const READS_BOARD: bool = false;
-
-    #[inline(always)]
-    fn allowed(&self, row: usize, free: M, _down: M) -> M {
-        free & self.row_filter[row]
-    }
-
-    #[inline(always)]
-    fn leaf(&self, _board: &[M], last: M, tally: &mut Tally) {
-        tally.leaves[0] += u64::from(!(last & self.last_filter).is_empty());
-    }
-}
-
-impl LaneTables for Placed<u32> {
-    fn lane_rules(&self, n: usize) -> LaneRules {
-        LaneRules::new(n, &self.row_filter)
     }
 }
 
@@ -182,16 +121,5 @@ mod tests {
             "cannot place these queens on the 8 x 8 board: queens at row 1 column 1 and row 3 \
              column 3 share a diagonal"
         );
-    }
-
-    #[test]
-    fn open_rows_keep_off_the_fixed_lines() {
-        let placement = Placement::new(5, &[(2, 2)]).unwrap();
-        let rules = Placed::<u64>::new(5, &placement);
-        assert_eq!(rules.row_filter[2], 0b00100);
-        assert_eq!(rules.row_filter[0], 0b01010);
-        assert_eq!(rules.row_filter[1], 0b10001);
-        assert_eq!(rules.row_filter[3], 0b10001);
-        assert_eq!(rules.last_filter, 0b01010);
     }
 }

@@ -10,7 +10,8 @@
 //! over from a new greedy placement, drawn from the same random stream, so a seed always
 //! gives the same solution.
 
-use crate::{Error, Solution};
+use crate::error::Error;
+use crate::solution::Solution;
 
 /// The largest board [`random_solution`] searches: a few seconds a million rows.
 pub const MAX_RANDOM_N: usize = 10_000_000;

@@ -66,7 +66,7 @@ fn both_kernels_agree_task_by_task_on_counts_and_nodes() {
                             scalar.solve(&task, true),
                             "N = {n}, {method}, {:?}, task {:?}",
                             lanes.kernel(),
-                            task.prefix()
+                            task.key()
                         );
                     }
                 }
@@ -218,8 +218,7 @@ fn every_eightfold_root_counts_its_share_of_the_solutions() {
             let mut roots: Vec<Vec<u8>> = Vec::new();
             let mut by_root = std::collections::BTreeMap::<Vec<u8>, Counts>::new();
             for task in problem.tasks(2).unwrap() {
-                let root =
-                    if task.prefix()[0] == 0 { &task.prefix()[..2] } else { &task.prefix()[..1] };
+                let root = if task.key()[0] == 0 { &task.key()[..2] } else { &task.key()[..1] };
                 if !roots.iter().any(|r| r == root) {
                     roots.push(root.to_vec());
                 }

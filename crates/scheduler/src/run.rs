@@ -3,8 +3,26 @@
 //! Workers take task indices from a shared queue and send each result back over a
 //! channel. The calling thread is the coordinator: it alone merges results, reports
 //! progress, writes checkpoints, asks a feed for more tasks and watches the stop flag, so
-//! nothing is shared in the hot path but one receive per task. Workers are detached threads: a stop returns at once with
-//! the finished work saved, without waiting for tasks that may run for minutes.
+//! nothing is shared in the hot path but one receive per task. Workers are detached
+//! threads: a stop returns at once with the finished work saved, without waiting for
+//! tasks that may run for minutes.
+//!
+//! The coordinator does not care where its tasks come from; a `TaskSource` keeps the queue
+//! stocked. A shard's tasks are all queued before the workers start, while a feed is asked
+//! for the next batch whenever the queue runs low.
+//!
+//! ## Memory ordering
+//!
+//! Two flags cross threads: `stop`, raised by the caller (from a signal handler, say) and
+//! read by the coordinator, and `quit`, raised by the coordinator and read by the workers.
+//! Both are stored and loaded with `Ordering::Relaxed`, which suffices because they carry
+//! no data: nothing is read on the strength of having seen a flag. Results travel over
+//! channels, whose send happens before the receive that takes it, and workers read only
+//! the task list, which never changes, so no acquire-release pair is needed to make
+//! anything visible. Relaxed still guarantees that a raised flag is never lost and is seen
+//! soon. Seeing it late costs at most one more task: a worker that misses `quit` solves
+//! one more task whose result nobody receives, and a coordinator that misses `stop` merges
+//! one more result, or waits one more tick, before it saves and reports what it has.
 
 use std::any::Any;
 use std::fmt;
@@ -12,17 +30,19 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread;
+use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::RecvTimeoutError;
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::checkpoint::{Checkpoint, CheckpointError, Identity, ranges};
 use crate::shard::Shard;
 
+/// Solves one task; called on the worker threads.
 type Solve<T, R, E> = dyn Fn(&T) -> Result<R, E> + Send + Sync;
+/// Merges two results; called on the coordinator only.
 type Merge<R, E> = dyn Fn(&R, &R) -> Result<R, E>;
 
 /// A run of a task list: what to solve, how to merge, and how to run it.
@@ -49,6 +69,7 @@ impl<T, R, E> fmt::Debug for Runner<T, R, E> {
     }
 }
 
+/// Where and how often a run saves its checkpoint, and the identity it saves.
 struct CheckpointPlan {
     path: PathBuf,
     every: Duration,
@@ -70,20 +91,6 @@ pub struct Progress<'a, R> {
     pub elapsed: Duration,
     /// Time spent in this session only.
     pub session: Duration,
-}
-
-impl<'a, R> Progress<'a, R> {
-    fn at(
-        partial: &'a R,
-        done: usize,
-        total: usize,
-        resumed: usize,
-        elapsed_before: Duration,
-        started: Instant,
-    ) -> Self {
-        let session = started.elapsed();
-        Progress { done, total, resumed, partial, elapsed: elapsed_before + session, session }
-    }
 }
 
 /// How a run ended without error.
@@ -233,7 +240,15 @@ where
     /// Runs the tasks, calling `progress` on the calling thread after every finished task
     /// and at every tick.
     pub fn run(self, progress: impl FnMut(&Progress<'_, R>)) -> Result<Report<R>, RunError<E>> {
-        self.drive(None, progress)
+        let started = Instant::now();
+        let (tally, pending) = self.resume_shard(started)?;
+        let workers = WorkerPool::spawn(
+            self.threads.min(pending.len()),
+            closed_queue(&pending),
+            &self.tasks,
+            &self.solve,
+        );
+        self.coordinate(tally, workers, ShardTasks, progress)
     }
 
     /// Runs the tasks that `feed` hands out, in batches of indices into the task list, until
@@ -246,190 +261,413 @@ where
     /// neither read nor written: which tasks another process ran is not this run's to record.
     pub fn run_fed(
         mut self,
-        mut feed: impl FnMut(&Progress<'_, R>) -> Result<Vec<usize>, E>,
+        feed: impl FnMut(&Progress<'_, R>) -> Result<Vec<usize>, E>,
         progress: impl FnMut(&Progress<'_, R>),
     ) -> Result<Report<R>, RunError<E>> {
-        self.shard = Shard::WHOLE;
         self.checkpoint = None;
-        self.drive(Some(&mut feed), progress)
+        let tally = Tally::new(self.empty.clone(), self.tasks.len(), Instant::now());
+        let (jobs, queue) = crossbeam_channel::unbounded();
+        let workers = WorkerPool::spawn(self.threads, queue, &self.tasks, &self.solve);
+        let source = FedTasks {
+            feed,
+            jobs: Some(jobs),
+            handed_out: vec![false; self.tasks.len()],
+            low_water: 2 * self.threads,
+        };
+        self.coordinate(tally, workers, source, progress)
     }
 
-    fn drive(
-        self,
-        mut feed: Option<&mut Feed<'_, R, E>>,
-        mut progress: impl FnMut(&Progress<'_, R>),
-    ) -> Result<Report<R>, RunError<E>> {
-        let started = Instant::now();
-        // A fed run learns its tasks from the feed; others run their shard's share.
-        let selected: Vec<usize> = match feed {
-            Some(_) => Vec::new(),
-            None => self.shard.select(self.tasks.len()).collect(),
-        };
-        let mut finished = vec![false; self.tasks.len()];
-        let mut partial = self.empty.clone();
-        let mut elapsed_before = Duration::ZERO;
-
+    /// The tally of this shard, with what a matching checkpoint records as finished, and
+    /// the shard's tasks that are still to run.
+    fn resume_shard(&self, started: Instant) -> Result<(Tally<R>, Vec<usize>), RunError<E>> {
+        let mut tally = Tally::new(self.empty.clone(), self.tasks.len(), started);
         if let Some(plan) = &self.checkpoint
             && let Some(saved) = Checkpoint::<R>::load(&plan.path)?
         {
-            saved.check_identity(&plan.identity, self.tasks.len(), &plan.path)?;
-            for &[start, end] in &saved.finished {
-                if let Some(outside) = (start..end).find(|&i| !self.shard.contains(i)) {
-                    return Err(RunError::Checkpoint(CheckpointError::Corrupt {
-                        path: plan.path.clone(),
-                        reason: format!("task {outside} is not in shard {}", self.shard),
-                    }));
-                }
-                finished[start..end].fill(true);
-            }
-            partial = saved.partial;
-            elapsed_before = Duration::from_secs_f64(saved.elapsed_s.max(0.0));
+            self.restore(&mut tally, saved, plan)?;
         }
+        let selected: Vec<usize> = self.shard.select(self.tasks.len()).collect();
+        let pending: Vec<usize> =
+            selected.iter().copied().filter(|&index| !tally.finished[index]).collect();
+        tally.total = selected.len();
+        tally.resumed = tally.total - pending.len();
+        tally.done = tally.resumed;
+        Ok((tally, pending))
+    }
 
-        let pending: Vec<usize> = selected.iter().copied().filter(|&i| !finished[i]).collect();
-        let mut total = selected.len();
-        let resumed = total - pending.len();
-        let mut done = resumed;
-        let elapsed = |now: Instant| elapsed_before + now.duration_since(started);
-        let save = |finished: &[bool], partial: &R, complete: bool| -> Result<(), RunError<E>> {
-            if let Some(plan) = &self.checkpoint {
-                Checkpoint {
-                    identity: plan.identity.clone(),
-                    tasks: self.tasks.len(),
-                    finished: ranges(finished),
-                    partial: partial.clone(),
-                    elapsed_s: elapsed(Instant::now()).as_secs_f64(),
-                    complete,
-                }
-                .save(&plan.path)?;
+    /// Takes into `tally` what `saved` records, refusing a checkpoint of another run or one
+    /// that claims tasks of another shard, whose results would be counted twice.
+    fn restore(
+        &self,
+        tally: &mut Tally<R>,
+        saved: Checkpoint<R>,
+        plan: &CheckpointPlan,
+    ) -> Result<(), CheckpointError> {
+        saved.check_identity(&plan.identity, self.tasks.len(), &plan.path)?;
+        for &[start, end] in &saved.finished {
+            if let Some(outside) = (start..end).find(|&index| !self.shard.contains(index)) {
+                return Err(CheckpointError::Corrupt {
+                    path: plan.path.clone(),
+                    reason: format!("task {outside} is not in shard {}", self.shard),
+                });
             }
-            Ok(())
-        };
-
-        // A channel rather than a work-stealing deque: workers of a fed run must wait for
-        // batches still to come, and a closed channel tells them that none will.
-        let (jobs, queue) = crossbeam_channel::unbounded();
-        for &index in &pending {
-            jobs.send(index).expect("the queue is open while its receiver is held here");
+            tally.finished[start..end].fill(true);
         }
-        // Handed out by a feed, so that a task handed out twice is refused, not counted twice.
-        let mut handed_out = vec![false; if feed.is_some() { self.tasks.len() } else { 0 }];
-        // Without a feed every task is queued already, and `then_some` drops the sender:
-        // the queue is closed, so the workers end when it is empty.
-        let mut jobs = feed.is_some().then_some(jobs);
-        let quit = Arc::new(AtomicBool::new(false));
-        let (sender, results) = crossbeam_channel::unbounded();
-        let worker_count =
-            if feed.is_some() { self.threads } else { self.threads.min(pending.len()) };
-        let workers: Vec<_> = (0..worker_count)
-            .map(|_| {
-                let (queue, quit, sender) = (queue.clone(), Arc::clone(&quit), sender.clone());
-                let (tasks, solve) = (Arc::clone(&self.tasks), Arc::clone(&self.solve));
-                thread::spawn(move || work(&queue, &quit, &tasks, &*solve, &sender))
-            })
-            .collect();
-        drop((sender, queue));
+        tally.partial = saved.partial;
+        tally.elapsed_before = Duration::from_secs_f64(saved.elapsed_s.max(0.0));
+        Ok(())
+    }
 
-        let report = |partial: R, done: usize, total: usize, finish: Finish| Report {
-            result: partial,
-            finish,
-            done,
-            total,
-            elapsed: elapsed(Instant::now()),
-        };
-        let every = self.checkpoint.as_ref().map_or(Duration::MAX, |plan| plan.every);
-        let mut last_save = Instant::now();
-        progress(&Progress::at(&partial, done, total, resumed, elapsed_before, started));
+    /// Receives results until every task is done, the stop flag is raised or something
+    /// fails, reporting progress and saving checkpoints on the way, and asks `source` for
+    /// more tasks before each wait.
+    fn coordinate(
+        &self,
+        mut tally: Tally<R>,
+        workers: WorkerPool<R, E>,
+        mut source: impl TaskSource<R, E>,
+        mut progress: impl FnMut(&Progress<'_, R>),
+    ) -> Result<Report<R>, RunError<E>> {
+        let mut checkpoint = CheckpointWriter::new(self.checkpoint.as_ref(), self.tasks.len());
+        progress(&tally.progress());
         loop {
-            while let (Some(feed), Some(open)) = (feed.as_deref_mut(), &jobs)
-                && total - done < 2 * self.threads
-            {
-                let batch =
-                    feed(&Progress::at(&partial, done, total, resumed, elapsed_before, started))
-                        .map_err(|e| {
-                            quit.store(true, Ordering::Relaxed);
-                            RunError::Feed(e)
-                        })?;
-                for &index in &batch {
-                    if handed_out.get(index) != Some(&false) {
-                        quit.store(true, Ordering::Relaxed);
-                        return Err(RunError::BadTask { index, tasks: self.tasks.len() });
-                    }
-                    handed_out[index] = true;
-                    open.send(index).expect("the queue is open while its receiver is held here");
-                    total += 1;
-                }
-                if batch.is_empty() {
-                    jobs = None;
-                }
+            if let Err(error) = source.top_up(&mut tally) {
+                workers.quit();
+                return Err(error);
             }
-            if done == total && jobs.is_none() {
+            if tally.done == tally.total && source.is_exhausted() {
                 break;
             }
+            // Relaxed suffices: see "Memory ordering" in the module documentation.
             if self.stop.load(Ordering::Relaxed) {
-                quit.store(true, Ordering::Relaxed);
-                save(&finished, &partial, false)?;
-                return Ok(report(partial, done, total, Finish::Stopped));
+                workers.quit();
+                checkpoint.save(&tally, false)?;
+                return Ok(tally.into_report(Finish::Stopped));
             }
-            match results.recv_timeout(self.tick) {
-                Ok((index, Ok(result))) => {
-                    partial = (self.merge)(&partial, &result).map_err(|e| {
-                        quit.store(true, Ordering::Relaxed);
-                        RunError::Merge(e)
-                    })?;
-                    finished[index] = true;
-                    done += 1;
-                }
-                Ok((index, Err(failure))) => {
-                    quit.store(true, Ordering::Relaxed);
-                    // What finished is still right: keep it, so a fixed rerun resumes.
-                    save(&finished, &partial, false)?;
-                    return Err(match failure {
-                        Failure::Error(error) => RunError::Task { index, error },
-                        Failure::Panic(message) => RunError::Panicked { index, message },
-                    });
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => {
-                    unreachable!(
-                        "workers exit only when the queue is closed and empty or told to quit"
-                    )
-                }
+            if let Some(outcome) = workers.next_outcome(self.tick) {
+                self.absorb(&mut tally, outcome, &workers, &checkpoint)?;
             }
-            if last_save.elapsed() >= every {
-                save(&finished, &partial, false)?;
-                last_save = Instant::now();
-            }
-            progress(&Progress::at(&partial, done, total, resumed, elapsed_before, started));
+            checkpoint.save_if_due(&tally)?;
+            progress(&tally.progress());
         }
-        drop(jobs);
-        for worker in workers {
-            // A worker that reached here has sent every result; it cannot have panicked.
-            let _ = worker.join();
+        workers.join();
+        checkpoint.save(&tally, true)?;
+        Ok(tally.into_report(Finish::Complete))
+    }
+
+    /// Merges a finished task into `tally`; a failed task, or a failed merge, ends the run.
+    fn absorb(
+        &self,
+        tally: &mut Tally<R>,
+        (index, outcome): Outcome<R, E>,
+        workers: &WorkerPool<R, E>,
+        checkpoint: &CheckpointWriter<'_>,
+    ) -> Result<(), RunError<E>> {
+        match outcome {
+            Ok(result) => tally.add(index, &result, &*self.merge).map_err(|error| {
+                workers.quit();
+                RunError::Merge(error)
+            }),
+            Err(failure) => {
+                workers.quit();
+                // What finished is still right: keep it, so a fixed rerun resumes.
+                checkpoint.save(tally, false)?;
+                Err(failure.into_run_error(index))
+            }
         }
-        save(&finished, &partial, true)?;
-        Ok(report(partial, done, total, Finish::Complete))
     }
 }
 
-/// Hands out the next batch of task indices of a fed run; empty when there are no more.
-type Feed<'a, R, E> = dyn FnMut(&Progress<'_, R>) -> Result<Vec<usize>, E> + 'a;
+/// What the coordinator knows of a run: which tasks are finished and their merged result.
+struct Tally<R> {
+    /// Whether each task of the whole list is finished, in this session or before.
+    finished: Vec<bool>,
+    /// The merged result of the finished tasks.
+    partial: R,
+    /// The counts reported in [`Progress`].
+    done: usize,
+    /// See `done`.
+    total: usize,
+    /// See `done`.
+    resumed: usize,
+    /// Time spent on the run in earlier sessions.
+    elapsed_before: Duration,
+    /// When this session started.
+    started: Instant,
+}
 
+impl<R> Tally<R> {
+    /// A run of nothing yet, out of a list of `tasks`, with `empty` as its result.
+    fn new(empty: R, tasks: usize, started: Instant) -> Self {
+        Tally {
+            finished: vec![false; tasks],
+            partial: empty,
+            done: 0,
+            total: 0,
+            resumed: 0,
+            elapsed_before: Duration::ZERO,
+            started,
+        }
+    }
+
+    /// Time spent on the run, over every session.
+    fn elapsed(&self) -> Duration {
+        self.elapsed_before + self.started.elapsed()
+    }
+
+    /// Where the run stands, for the progress callback and the feed.
+    fn progress(&self) -> Progress<'_, R> {
+        let session = self.started.elapsed();
+        Progress {
+            done: self.done,
+            total: self.total,
+            resumed: self.resumed,
+            partial: &self.partial,
+            elapsed: self.elapsed_before + session,
+            session,
+        }
+    }
+
+    /// Merges the `result` of task `index` into the partial result.
+    fn add<E>(&mut self, index: usize, result: &R, merge: &Merge<R, E>) -> Result<(), E> {
+        self.partial = merge(&self.partial, result)?;
+        self.finished[index] = true;
+        self.done += 1;
+        Ok(())
+    }
+
+    /// The report of a run that ended as `finish` says.
+    fn into_report(self, finish: Finish) -> Report<R> {
+        let elapsed = self.elapsed();
+        Report { result: self.partial, finish, done: self.done, total: self.total, elapsed }
+    }
+}
+
+/// Writes the checkpoint of a run that has one, every so often and when the run ends.
+struct CheckpointWriter<'a> {
+    /// `None` for a run without a checkpoint.
+    plan: Option<&'a CheckpointPlan>,
+    /// Tasks in the whole list.
+    tasks: usize,
+    /// When the checkpoint was last written, or the coordinator started.
+    last_save: Instant,
+}
+
+impl<'a> CheckpointWriter<'a> {
+    /// A writer to `plan`'s file, or one that writes nothing if there is no plan.
+    fn new(plan: Option<&'a CheckpointPlan>, tasks: usize) -> Self {
+        CheckpointWriter { plan, tasks, last_save: Instant::now() }
+    }
+
+    /// Saves `tally`, as `complete` says.
+    fn save<R: Clone + Serialize + DeserializeOwned>(
+        &self,
+        tally: &Tally<R>,
+        complete: bool,
+    ) -> Result<(), CheckpointError> {
+        let Some(plan) = self.plan else { return Ok(()) };
+        Checkpoint {
+            identity: plan.identity.clone(),
+            tasks: self.tasks,
+            finished: ranges(&tally.finished),
+            partial: tally.partial.clone(),
+            elapsed_s: tally.elapsed().as_secs_f64(),
+            complete,
+        }
+        .save(&plan.path)
+    }
+
+    /// Saves `tally` as unfinished if the plan's interval has passed since the last save.
+    fn save_if_due<R: Clone + Serialize + DeserializeOwned>(
+        &mut self,
+        tally: &Tally<R>,
+    ) -> Result<(), CheckpointError> {
+        if let Some(plan) = self.plan
+            && self.last_save.elapsed() >= plan.every
+        {
+            self.save(tally, false)?;
+            self.last_save = Instant::now();
+        }
+        Ok(())
+    }
+}
+
+/// Where a run's tasks come from: it keeps the workers' queue stocked.
+trait TaskSource<R, E> {
+    /// Queues more tasks if the workers may run dry before they would arrive otherwise,
+    /// counting them in `tally.total`.
+    fn top_up(&mut self, tally: &mut Tally<R>) -> Result<(), RunError<E>>;
+
+    /// Whether every task this source will hand out has been queued.
+    fn is_exhausted(&self) -> bool;
+}
+
+/// A shard's unfinished tasks, all counted and queued, and the queue closed, before the
+/// workers start (see [`closed_queue`]).
+struct ShardTasks;
+
+impl<R, E> TaskSource<R, E> for ShardTasks {
+    fn top_up(&mut self, _tally: &mut Tally<R>) -> Result<(), RunError<E>> {
+        Ok(())
+    }
+
+    fn is_exhausted(&self) -> bool {
+        true
+    }
+}
+
+/// A queue holding `indices` that no one can add to: workers reading it end when it is
+/// empty.
+fn closed_queue(indices: &[usize]) -> Receiver<usize> {
+    let (jobs, queue) = crossbeam_channel::unbounded();
+    for &index in indices {
+        jobs.send(index).expect("the queue is open while its receiver is held here");
+    }
+    queue
+}
+
+/// The tasks a feed hands out, batch by batch, until it hands out an empty one.
+struct FedTasks<F> {
+    /// Hands out the next batch of task indices; an empty one when there are no more.
+    feed: F,
+    /// The sending end of the workers' queue: dropping it, once the feed has no more,
+    /// closes the queue, so the workers end when it is empty.
+    jobs: Option<Sender<usize>>,
+    /// Which tasks the feed has handed out, so that one handed out twice is refused, not
+    /// counted twice.
+    handed_out: Vec<bool>,
+    /// The feed is asked for more when fewer tasks than this wait.
+    low_water: usize,
+}
+
+impl<R, E, F> TaskSource<R, E> for FedTasks<F>
+where
+    F: FnMut(&Progress<'_, R>) -> Result<Vec<usize>, E>,
+{
+    fn top_up(&mut self, tally: &mut Tally<R>) -> Result<(), RunError<E>> {
+        while let Some(jobs) = &self.jobs
+            && tally.total - tally.done < self.low_water
+        {
+            let batch = (self.feed)(&tally.progress()).map_err(RunError::Feed)?;
+            for &index in &batch {
+                if self.handed_out.get(index) != Some(&false) {
+                    return Err(RunError::BadTask { index, tasks: self.handed_out.len() });
+                }
+                self.handed_out[index] = true;
+                jobs.send(index).expect("the queue is open while its receiver is held here");
+                tally.total += 1;
+            }
+            if batch.is_empty() {
+                self.jobs = None;
+            }
+        }
+        Ok(())
+    }
+
+    fn is_exhausted(&self) -> bool {
+        self.jobs.is_none()
+    }
+}
+
+/// Detached worker threads that solve the tasks on their queue and send back each
+/// outcome.
+///
+/// The queue is a channel rather than a work-stealing deque: workers of a fed run must wait
+/// for batches still to come, and a closed channel tells them that none will.
+struct WorkerPool<R, E> {
+    /// The workers' queue, held here too so that queueing a task cannot fail when every
+    /// worker has ended on a failure that the coordinator has yet to receive.
+    _queue_held_open: Receiver<usize>,
+    /// Every task's outcome, in the order the workers finish them.
+    results: Receiver<Outcome<R, E>>,
+    /// Raised to tell the workers to take no more tasks.
+    quit: Arc<AtomicBool>,
+    /// Joined only when every task is done; otherwise left to end on their own.
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl<R: Send + 'static, E: Send + 'static> WorkerPool<R, E> {
+    /// Starts `count` workers on the tasks that arrive on `queue`.
+    fn spawn<T: Send + Sync + 'static>(
+        count: usize,
+        queue: Receiver<usize>,
+        tasks: &Arc<[T]>,
+        solve: &Arc<Solve<T, R, E>>,
+    ) -> Self {
+        let quit = Arc::new(AtomicBool::new(false));
+        // The pool keeps no sender, so that the results channel disconnects when the last
+        // worker ends.
+        let (sender, results) = crossbeam_channel::unbounded();
+        let workers = (0..count)
+            .map(|_| {
+                let (queue, quit, sender) = (queue.clone(), Arc::clone(&quit), sender.clone());
+                let (tasks, solve) = (Arc::clone(tasks), Arc::clone(solve));
+                thread::spawn(move || work(&queue, &quit, &tasks, &*solve, &sender))
+            })
+            .collect();
+        WorkerPool { _queue_held_open: queue, results, quit, workers }
+    }
+
+    /// The next outcome, or `None` if none arrives within `wait`.
+    fn next_outcome(&self, wait: Duration) -> Option<Outcome<R, E>> {
+        match self.results.recv_timeout(wait) {
+            Ok(outcome) => Some(outcome),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => unreachable!(
+                "workers exit only when the queue is closed and empty, after sending a \
+                 failure, or when told to quit"
+            ),
+        }
+    }
+
+    /// Tells the workers to take no more tasks; those under way run to their end.
+    fn quit(&self) {
+        // Relaxed suffices: see "Memory ordering" in the module documentation.
+        self.quit.store(true, Ordering::Relaxed);
+    }
+
+    /// Waits for the workers of a run whose tasks are all done.
+    fn join(self) {
+        for worker in self.workers {
+            // A worker that reached here has sent every result; it cannot have panicked.
+            let _ = worker.join();
+        }
+    }
+}
+
+/// How a task failed.
 enum Failure<E> {
+    /// It returned an error.
     Error(E),
+    /// It panicked, with this message.
     Panic(String),
 }
 
+impl<E> Failure<E> {
+    /// The run's error for task `index` failing so.
+    fn into_run_error(self, index: usize) -> RunError<E> {
+        match self {
+            Failure::Error(error) => RunError::Task { index, error },
+            Failure::Panic(message) => RunError::Panicked { index, message },
+        }
+    }
+}
+
+/// A task's index and what solving it gave.
 type Outcome<R, E> = (usize, Result<R, Failure<E>>);
 
+/// A worker's life: solves the tasks it takes from `queue` and sends each outcome, until
+/// the queue is closed and empty, a task fails, the coordinator has gone, or `quit` is
+/// raised.
 fn work<T, R, E>(
-    queue: &crossbeam_channel::Receiver<usize>,
+    queue: &Receiver<usize>,
     quit: &AtomicBool,
     tasks: &[T],
     solve: &Solve<T, R, E>,
-    results: &crossbeam_channel::Sender<Outcome<R, E>>,
+    results: &Sender<Outcome<R, E>>,
 ) {
     for index in queue {
+        // Relaxed suffices: see "Memory ordering" in the module documentation.
         if quit.load(Ordering::Relaxed) {
             return;
         }
@@ -445,6 +683,7 @@ fn work<T, R, E>(
     }
 }
 
+/// The message a panic was raised with, if it was a string.
 fn panic_message(panic: &(dyn Any + Send)) -> String {
     panic
         .downcast_ref::<&str>()

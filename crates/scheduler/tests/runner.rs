@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use nqueens_scheduler::{Checkpoint, Finish, Identity, RunError, Runner, Shard};
+use nqueens_scheduler::{Checkpoint, CheckpointError, Finish, Identity, RunError, Runner, Shard};
 
 fn squares(n: u64) -> Vec<u64> {
     (1..=n).collect()
@@ -166,4 +166,63 @@ fn a_fed_run_refuses_a_task_handed_out_twice_or_out_of_range() {
 fn a_failing_feed_fails_the_run() {
     let result = runner(10).run_fed(|_| Err("rank 0 is gone".to_owned()), |_| {});
     assert!(matches!(result, Err(RunError::Feed(ref e)) if e == "rank 0 is gone"));
+}
+
+#[test]
+fn a_fed_run_reports_a_task_that_fails_while_the_feed_is_asked_for_more() {
+    // The only worker fails its first task and ends while the slow feed prepares the next
+    // batch, which is then queued with no worker left to take it.
+    let mut next = 0..10;
+    let result = Runner::new(
+        squares(10),
+        |&t| if t == 1 { Err(format!("bad {t}")) } else { Ok(1u128) },
+        |a, b| Ok(a + b),
+        0,
+    )
+    .threads(1)
+    .run_fed(
+        |_| {
+            std::thread::sleep(Duration::from_millis(20));
+            Ok(next.next().into_iter().collect())
+        },
+        |_| {},
+    );
+    assert!(matches!(result, Err(RunError::Task { index: 0, ref error }) if error == "bad 1"));
+}
+
+#[test]
+fn a_checkpoint_of_another_shard_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("squares.ckpt");
+    let identity = Identity::from([("what".to_owned(), "squares".to_owned())]);
+    let every = Duration::from_secs(60);
+    let first = Shard::new(0, 2).unwrap();
+    runner(20).shard(first).checkpoint(&path, every, identity.clone()).run(|_| {}).unwrap();
+    let second = Shard::new(1, 2).unwrap();
+    let refused = runner(20).shard(second).checkpoint(&path, every, identity).run(|_| {});
+    assert!(
+        matches!(refused, Err(RunError::Checkpoint(CheckpointError::Corrupt { .. }))),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn a_fed_run_neither_reads_nor_writes_the_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("squares.ckpt");
+    let every = Duration::ZERO;
+    let cubes = Identity::from([("what".to_owned(), "cubes".to_owned())]);
+    runner(10).checkpoint(&path, every, cubes).run(|_| {}).unwrap();
+    let saved = std::fs::read(&path).unwrap();
+
+    // A checkpoint of another run would be refused if it were read.
+    let squares = Identity::from([("what".to_owned(), "squares".to_owned())]);
+    let mut once = Some(vec![0, 1, 2]);
+    let report = runner(10)
+        .threads(2)
+        .checkpoint(&path, every, squares)
+        .run_fed(|_| Ok(once.take().unwrap_or_default()), |_| {})
+        .unwrap();
+    assert_eq!((report.finish, report.result), (Finish::Complete, sum_of_squares(3)));
+    assert_eq!(std::fs::read(&path).unwrap(), saved);
 }

@@ -7,6 +7,8 @@
 //! the chunk, the lanes that hold none of its bits. A query's compatible lanes are then the
 //! AND of one table entry per chunk, and their number one popcount.
 
+use crate::simd::{Avx2, Avx512Popcnt};
+
 /// Lanes of one group, as words; aligned so that a group is one vector load.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
@@ -40,21 +42,52 @@ impl Scratch {
     }
 }
 
-/// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for bitsets
-/// below bit `bits`.
-pub(super) fn count(stored: &[u64], queries: &[u64], bits: u32, scratch: &mut Scratch) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if stored.len() > 64 {
-        if has_avx512() {
-            // SAFETY: the processor has every feature `count_avx512` is compiled for.
-            return unsafe { count_avx512(stored, queries, bits, &mut scratch.avx512) };
-        }
-        if has_avx2() {
-            // SAFETY: as above, for `count_avx2`.
-            return unsafe { count_avx2(stored, queries, bits, &mut scratch.avx2) };
+/// What counts the pairs: the widest vectors this processor has, with the proof that it
+/// has them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PairKernel {
+    /// 512 pairs per table entry, with AVX-512's vector popcount.
+    Avx512(Avx512Popcnt),
+    /// 256 pairs per table entry.
+    Avx2(Avx2),
+    /// 64 pairs per table entry, in plain `u64`s.
+    Scalar,
+}
+
+impl PairKernel {
+    /// The widest kernel this processor runs.
+    pub(super) fn widest() -> PairKernel {
+        match (Avx512Popcnt::new(), Avx2::new()) {
+            (Some(avx512), _) => PairKernel::Avx512(avx512),
+            (None, Some(avx2)) => PairKernel::Avx2(avx2),
+            (None, None) => PairKernel::Scalar,
         }
     }
-    by_chunks::<1, NARROW_CHUNK>(stored, queries, bits, &mut scratch.narrow)
+
+    /// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for
+    /// bitsets below bit `bits`.
+    pub(super) fn count(
+        self,
+        stored: &[u64],
+        queries: &[u64],
+        bits: u32,
+        scratch: &mut Scratch,
+    ) -> u64 {
+        // A group of fewer than 64 lanes fills one word: wider vectors would test nothing more.
+        let kernel = if stored.len() > 64 { self } else { PairKernel::Scalar };
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: the token proves that the processor has every feature `count_avx512`
+            // is compiled for.
+            PairKernel::Avx512(_) => unsafe {
+                count_avx512(stored, queries, bits, &mut scratch.avx512)
+            },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above, for `count_avx2`.
+            PairKernel::Avx2(_) => unsafe { count_avx2(stored, queries, bits, &mut scratch.avx2) },
+            _ => by_chunks::<1, NARROW_CHUNK>(stored, queries, bits, &mut scratch.narrow),
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -77,24 +110,6 @@ fn count_avx2(
     tables: &mut Vec<[Lanes<4>; ENTRIES]>,
 ) -> u64 {
     by_chunks::<4, WIDE_CHUNK>(stored, queries, bits, tables)
-}
-
-/// Whether this processor has AVX-512 with its popcount; the standard library caches it.
-#[cfg(target_arch = "x86_64")]
-fn has_avx512() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
-        && std::arch::is_x86_feature_detected!("popcnt")
-        && std::arch::is_x86_feature_detected!("bmi1")
-}
-
-#[cfg(target_arch = "x86_64")]
-fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("popcnt")
-        && std::arch::is_x86_feature_detected!("bmi1")
 }
 
 /// Picks the copy of the loop with the right number of chunks unrolled.

@@ -13,80 +13,75 @@
 //!
 //! The rules' restrictions become per-row tables of allowed columns; a queen on a *tie*
 //! cell adds one to a small counter kept above the board's columns in the `down` mask, and
-//! completed boards are tallied by that counter (see `backtrack::Border`).
+//! completed boards are tallied by that counter (see `super::eightfold::Border`).
 
-use crate::Kernel;
-use crate::backtrack::Tally;
+use super::rules::{LaneRules, Tally};
+use crate::kernel::{Kernel, MAX_LANE_N};
+use crate::simd::{Avx2, Avx512, Bmi};
 
-/// The largest board the lanes hold: the tie counter lives in bits 28 and 29 of `down`.
-pub(crate) const MAX_LANE_N: usize = 28;
-
-/// A rule set in table form, row by row.
-#[derive(Clone, Debug)]
-pub(crate) struct LaneRules {
-    n: usize,
-    /// The columns each row may take at most.
-    pub(crate) allowed: [u32; MAX_LANE_N],
-    /// The cells of each row that count as a tie.
-    pub(crate) ties: [u32; MAX_LANE_N],
-    /// A row by which both of two outer columns must be taken, and those columns: that row
-    /// may take only an outer column while one is free, and nothing while both are.
-    pub(crate) outer_due: Option<(usize, u32)>,
+/// A lane kernel this processor runs, with the proof that it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LaneKernel {
+    /// Sixteen boards per AVX-512 register.
+    Avx512(Avx512),
+    /// Eight boards per AVX2 register.
+    Avx2(Avx2),
 }
 
-impl LaneRules {
-    /// Rules for an `n`-board whose rows may take the columns in `allowed` and know no ties;
-    /// `n` must not exceed [`MAX_LANE_N`].
-    pub(crate) fn new(n: usize, allowed: &[u32]) -> LaneRules {
-        let mut rules =
-            LaneRules { n, allowed: [0; MAX_LANE_N], ties: [0; MAX_LANE_N], outer_due: None };
-        rules.allowed[..n].copy_from_slice(&allowed[..n]);
-        rules
+impl LaneKernel {
+    /// The lane kernel `kernel` names, if it is one and this processor has it.
+    pub(super) fn new(kernel: Kernel) -> Option<LaneKernel> {
+        match kernel {
+            Kernel::Avx512 => Avx512::new().map(LaneKernel::Avx512),
+            Kernel::Avx2 => Avx2::new().map(LaneKernel::Avx2),
+            Kernel::Auto | Kernel::Scalar => None,
+        }
     }
-}
 
-/// Whether this processor runs `kernel` (one of the lane kernels; POPCNT and BMI come with
-/// every processor that has AVX2, and asking for them lets the kernels use them).
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn available(kernel: Kernel) -> bool {
-    use std::arch::is_x86_feature_detected as has;
-    let base = has!("popcnt") && has!("bmi1") && has!("bmi2");
-    match kernel {
-        Kernel::Avx512 => base && has!("avx512f"),
-        Kernel::Avx2 => base && has!("avx2"),
-        Kernel::Auto | Kernel::Scalar => false,
+    /// The widest lane kernel this processor has.
+    pub(super) fn widest() -> Option<LaneKernel> {
+        LaneKernel::new(Kernel::Avx512).or_else(|| LaneKernel::new(Kernel::Avx2))
     }
-}
 
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn available(_kernel: Kernel) -> bool {
-    false
+    /// The kernel's name.
+    pub(super) fn kernel(self) -> Kernel {
+        match self {
+            LaneKernel::Avx512(_) => Kernel::Avx512,
+            LaneKernel::Avx2(_) => Kernel::Avx2,
+        }
+    }
+
+    /// The proof of the scalar kernel's instructions that this one contains.
+    pub(super) fn bmi(self) -> Bmi {
+        match self {
+            LaneKernel::Avx512(avx512) => avx512.avx2().bmi(),
+            LaneKernel::Avx2(avx2) => avx2.bmi(),
+        }
+    }
+
+    /// Counts the completions of `prefix` (a column per row) under `rules`, which must
+    /// [`fit`] the prefix.
+    pub(super) fn count(self, rules: &LaneRules, prefix: &[u8], count_nodes: bool) -> Tally {
+        assert!(fit(rules.n, prefix.len()));
+        let (mut left, mut down, mut right, mut ties) = (0u32, 0u32, 0u32, 0u32);
+        for (row, &column) in prefix.iter().enumerate() {
+            let bit = 1 << column;
+            ties += u32::from(bit & rules.ties[row] != 0);
+            left = (left | bit) << 1;
+            down |= bit;
+            right = (right | bit) >> 1;
+        }
+        #[cfg(target_arch = "x86_64")]
+        return x86::count(self, rules, prefix.len(), (left, down, right), ties, count_nodes);
+        #[cfg(not(target_arch = "x86_64"))]
+        unreachable!("no lane kernel's token can be made off x86-64: {left} {down} {right}")
+    }
 }
 
 /// Whether a lane kernel can count the completions of an `n`-board below a `depth`-row
 /// prefix: at most [`MAX_LANE_N`] rows and three open rows.
-pub(crate) fn fit(n: usize, depth: usize) -> bool {
+pub(super) fn fit(n: usize, depth: usize) -> bool {
     n <= MAX_LANE_N && depth + 3 <= n
-}
-
-/// Counts the completions of `prefix` (a column per row) under `rules` on `kernel`, which
-/// must be [`available`] and [`fit`] the board and prefix.
-pub(crate) fn count(kernel: Kernel, rules: &LaneRules, prefix: &[u8], count_nodes: bool) -> Tally {
-    assert!(available(kernel) && fit(rules.n, prefix.len()));
-    let (mut left, mut down, mut right, mut ties) = (0u32, 0u32, 0u32, 0u32);
-    for (row, &column) in prefix.iter().enumerate() {
-        let bit = 1 << column;
-        ties += u32::from(bit & rules.ties[row] != 0);
-        left = (left | bit) << 1;
-        down |= bit;
-        right = (right | bit) >> 1;
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        x86::count(kernel, rules, prefix.len(), (left, down, right), ties, count_nodes)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    unreachable!("no lanes on this architecture: {left} {down} {right} {ties} {count_nodes}")
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -105,12 +100,12 @@ mod x86 {
         _mm512_sub_epi32, _mm512_test_epi32_mask, _mm512_xor_si512,
     };
 
-    use super::{Kernel, LaneRules, MAX_LANE_N, Tally};
+    use super::{LaneKernel, LaneRules, MAX_LANE_N, Tally};
 
     const TIE_SHIFT: u32 = 28;
 
     pub(super) fn count(
-        kernel: Kernel,
+        kernel: LaneKernel,
         rules: &LaneRules,
         row: usize,
         (left, down, right): (u32, u32, u32),
@@ -121,8 +116,8 @@ mod x86 {
         let has_ties = rules.ties.iter().any(|&t| t != 0);
         macro_rules! dispatch {
             ($search:ident) => {
-                // SAFETY: `super::count` asserted that the processor has the features of
-                // this kernel, which are those `$search` is compiled for.
+                // SAFETY: the kernel's token proves that the processor has the features
+                // `$search` is compiled for.
                 unsafe {
                     match (has_ties, count_nodes) {
                         (false, false) => $search::<false, false>(rules, row, start),
@@ -134,9 +129,8 @@ mod x86 {
             };
         }
         match kernel {
-            Kernel::Avx512 => dispatch!(search_avx512),
-            Kernel::Avx2 => dispatch!(search_avx2),
-            Kernel::Auto | Kernel::Scalar => unreachable!("{kernel} is not a lane kernel"),
+            LaneKernel::Avx512(_) => dispatch!(search_avx512),
+            LaneKernel::Avx2(_) => dispatch!(search_avx2),
         }
     }
 

@@ -23,15 +23,19 @@
 
 mod disjoint;
 
-use crate::Error;
+use self::disjoint::PairKernel;
+use crate::counts::Counts;
+use crate::engine::{Engine, Task};
+use crate::error::Error;
+use crate::kernel::Kernel;
 
 /// The largest board the join handles: row sets are `u32`s and signatures `u64`s.
 pub(crate) const MAX_JOIN_N: usize = 32;
 
-/// The most rows whose half a task can decide: every row left free by the middle queens.
-pub(crate) fn max_depth(n: usize) -> usize {
-    if n.is_multiple_of(2) { n } else { n.saturating_sub(2) }
-}
+/// How many times the memory of the probe row set a task may need (see
+/// [`Join::probe_bytes`]): the most that any task has needed more than that row set on the
+/// boards measured (N = 10 to 18 needed at most 3.6 times).
+pub const JOIN_MEMORY_MARGIN: u64 = 4;
 
 /// Diagonals, numbered as bits of a `u64`, that have cells on both sides of the split.
 #[derive(Clone, Copy, Debug)]
@@ -113,20 +117,28 @@ pub(crate) struct Join {
     /// The canonical centre placements of an odd board with their orbit sizes; empty when
     /// `n` is even.
     centres: Vec<(Centre, u128)>,
+    /// What counts the disjoint pairs of signatures.
+    pairs: PairKernel,
+}
+
+/// A task of the join, read from its key: the split it works in and the halves it decides.
+struct Key<'k> {
+    split: Split,
+    decided: &'k [u8],
 }
 
 /// What one task found: solutions (already weighed by symmetry), and the work it took.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct JoinTally {
-    pub(crate) total: u128,
+struct JoinTally {
+    total: u128,
     /// Pairs of half-boards tested for a clash.
-    pub(crate) pairs: u128,
+    pairs: u128,
 }
 
 impl Join {
     pub(crate) fn new(n: usize) -> Result<Join, Error> {
         if !(1..=MAX_JOIN_N).contains(&n) {
-            return Err(Error::JoinSize { n });
+            return Err(Error::JoinSize { n, max: MAX_JOIN_N });
         }
         let half = n / 2;
         let west = (1u64 << half) - 1;
@@ -134,13 +146,13 @@ impl Join {
         let rising = Span::of(n, |r, c| (r + c) as u32, west, east);
         let falling = Span::of(n, |r, c| (c + n - 1 - r) as u32, west, east);
         let centres = if n % 2 == 1 { canonical_centres(n) } else { Vec::new() };
-        Ok(Join { n, west, east, rising, falling, centres })
+        Ok(Join { n, west, east, rising, falling, centres, pairs: PairKernel::widest() })
     }
 
     /// Every task of `depth` decided rows, in a fixed order: on an odd board the centre
     /// placement's row and column, then one byte per decided row in [`Split::order`], 1 if
     /// its queen stands west. Prefixes that cannot lead to a counted row set are left out.
-    pub(crate) fn tasks(&self, depth: usize) -> Vec<Vec<u8>> {
+    fn keys(&self, depth: usize) -> Vec<Vec<u8>> {
         let mut keys = Vec::new();
         if self.n.is_multiple_of(2) {
             let split = self.even_split();
@@ -155,13 +167,17 @@ impl Join {
         keys
     }
 
-    /// Counts the solutions below one task's key, or `None` if the key is not a task of
-    /// this board.
-    pub(crate) fn solve(&self, key: &[u8]) -> Option<JoinTally> {
+    /// The most rows whose half a task can decide: every row left free by the middle queens.
+    fn most_decided(&self) -> usize {
+        if self.n.is_multiple_of(2) { self.n } else { self.n.saturating_sub(2) }
+    }
+
+    /// Reads a task's key, or `None` if it is not a task of this board.
+    fn key<'k>(&self, bytes: &'k [u8]) -> Option<Key<'k>> {
         let (split, decided) = if self.n.is_multiple_of(2) {
-            (self.even_split(), key)
+            (self.even_split(), bytes)
         } else {
-            let (&[row, column], decided) = key.split_first_chunk::<2>()?;
+            let (&[row, column], decided) = bytes.split_first_chunk::<2>()?;
             let centre = Centre { row: usize::from(row), column: usize::from(column) };
             let &(_, weight) = self.centres.iter().find(|(c, _)| *c == centre)?;
             (self.odd_split(centre, weight), decided)
@@ -169,7 +185,14 @@ impl Join {
         if decided.len() > split.order.len() || decided.iter().any(|&d| d > 1) {
             return None;
         }
-        let mut walk = Walk::new(self, &split, decided);
+        Some(Key { split, decided })
+    }
+
+    /// Counts the solutions below one task's key, or `None` if the key is not a task of
+    /// this board.
+    fn solve_key(&self, bytes: &[u8]) -> Option<JoinTally> {
+        let key = self.key(bytes)?;
+        let mut walk = Walk::new(self, &key.split, key.decided);
         walk.visit(0, (0, 0), Orbit::START);
         Some(walk.tally)
     }
@@ -179,7 +202,7 @@ impl Join {
     /// farthest apart. Measured, not bounded: each task holds what its own row sets need.
     /// The walk builds that row set's half-boards without counting their pairs, and stops
     /// as soon as it holds more than `budget` bytes, returning what it held then.
-    pub(crate) fn probe_bytes(&self, budget: usize) -> usize {
+    fn probe_bytes(&self, budget: usize) -> usize {
         let mut split = match self.centres.first() {
             Some(&(centre, weight)) => self.odd_split(centre, weight),
             None => self.even_split(),
@@ -240,6 +263,39 @@ impl Join {
             reflect: false,
             weight,
         }
+    }
+}
+
+impl Engine for Join {
+    fn name(&self) -> &'static str {
+        "join"
+    }
+
+    fn kernel(&self) -> Option<Kernel> {
+        None
+    }
+
+    fn max_depth(&self) -> usize {
+        self.most_decided()
+    }
+
+    fn tasks(&self, depth: usize) -> Vec<Task> {
+        self.keys(depth).into_iter().map(|key| Task::new(self.name(), key)).collect()
+    }
+
+    fn solve(&self, task: &Task, count_nodes: bool) -> Result<Counts, Error> {
+        let tally = self.solve_key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
+        let nodes = if count_nodes { tally.pairs } else { 0 };
+        Ok(Counts { total: tally.total, nodes, ..Counts::default() })
+    }
+
+    /// The join holds every half-board of a row set: the figure is measured, not bounded.
+    /// The half-boards of one row set with many of them are built, and their size taken
+    /// [`JOIN_MEMORY_MARGIN`] times.
+    fn bytes_per_thread(&self, up_to: u64) -> Result<Option<u64>, Error> {
+        let budget = usize::try_from(up_to / JOIN_MEMORY_MARGIN).unwrap_or(usize::MAX);
+        let probe = self.probe_bytes(budget) as u64;
+        Ok(Some(probe.saturating_mul(JOIN_MEMORY_MARGIN)))
     }
 }
 
@@ -479,7 +535,8 @@ impl<'a> Walk<'a> {
         let (west, east) = (self.west.signatures.as_slice(), self.east.signatures.as_slice());
         // The smaller side is bit-sliced: its tables are built once per group of lanes.
         let (stored, queries) = if west.len() <= east.len() { (west, east) } else { (east, west) };
-        let found = disjoint::count(stored, queries, self.join.signature_bits(), &mut self.pairs);
+        let bits = self.join.signature_bits();
+        let found = self.join.pairs.count(stored, queries, bits, &mut self.pairs);
         self.tally.total += weight * u128::from(found);
         self.tally.pairs += (stored.len() * queries.len()) as u128;
     }
@@ -661,8 +718,8 @@ mod tests {
         for n in 4..=12 {
             let join = Join::new(n).unwrap();
             let mut total = 0u128;
-            for key in join.tasks(max_depth(n)) {
-                let counted = join.solve(&key).unwrap().total;
+            for key in join.keys(join.most_decided()) {
+                let counted = join.solve_key(&key).unwrap().total;
                 let found = u128::from(brute_force(n, &allowed_columns(n, &key), 0, 0, 0, 0));
                 assert_eq!(counted, weight(n, &key) * found, "N = {n}, key {key:?}");
                 total += counted;
@@ -689,11 +746,11 @@ mod tests {
     #[test]
     fn keys_that_are_not_tasks_are_refused() {
         let even = Join::new(8).unwrap();
-        assert!(even.solve(&[2]).is_none());
-        assert!(even.solve(&[0; 9]).is_none());
+        assert!(even.solve_key(&[2]).is_none());
+        assert!(even.solve_key(&[0; 9]).is_none());
         let odd = Join::new(9).unwrap();
-        assert!(odd.solve(&[4]).is_none());
-        assert!(odd.solve(&[4, 5]).is_none(), "not a centre placement a solution can hold");
-        assert!(odd.solve(&[0, 0]).is_none(), "attacking middle queens");
+        assert!(odd.solve_key(&[4]).is_none());
+        assert!(odd.solve_key(&[4, 5]).is_none(), "not a centre placement a solution can hold");
+        assert!(odd.solve_key(&[0, 0]).is_none(), "attacking middle queens");
     }
 }

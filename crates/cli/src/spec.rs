@@ -1,0 +1,190 @@
+//! What a count is, in one place: the problem, how it is split into tasks, and what
+//! identifies the task list, shared by `count`, `count --mpi` and `merge`.
+
+use anyhow::Context;
+use nqueens_core::{ENGINE_VERSION, Method, Problem, Task};
+use nqueens_scheduler::{Identity, fnv1a};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{CountArgs, MethodChoice};
+
+/// Tasks per worker thread the automatic split aims for: enough that a slow task near the
+/// end does not leave the other threads idle for long.
+const TASKS_PER_THREAD: usize = 64;
+
+/// Threads per machine assumed when splitting a run shared by several processes or
+/// sessions, whose depth must not depend on any one machine's thread count: all shards
+/// and ranks must share one task list, and a resume may run with other threads than the
+/// run it continues.
+const SHARED_THREADS: usize = 16;
+
+/// Who will run the task list, which decides how finely it is split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sharing {
+    /// This process alone, from start to end, on this many threads.
+    Alone { threads: usize },
+    /// This many processes (shards, MPI ranks) or sessions (resumes of a checkpoint), each
+    /// on a machine whose thread count the list must not depend on.
+    Shared { processes: usize },
+}
+
+/// One count: the problem, its split, and its task list.
+#[derive(Debug)]
+pub(crate) struct RunSpec {
+    pub(crate) problem: Problem,
+    pub(crate) tasks: Vec<Task>,
+    pub(crate) identity: RunIdentity,
+}
+
+impl RunSpec {
+    /// The count of `problem`, split `depth` rows deep, or as finely as `sharing` needs.
+    pub(crate) fn new(
+        problem: Problem,
+        depth: Option<usize>,
+        sharing: Sharing,
+    ) -> anyhow::Result<RunSpec> {
+        let depth = match depth {
+            Some(depth) => depth,
+            None => {
+                let threads = match sharing {
+                    Sharing::Alone { threads } => threads,
+                    Sharing::Shared { processes } => SHARED_THREADS.saturating_mul(processes),
+                };
+                problem.depth_for(TASKS_PER_THREAD.saturating_mul(threads))?
+            }
+        };
+        let tasks = problem.tasks(depth)?;
+        let identity = RunIdentity::of(&problem, depth, &tasks);
+        Ok(RunSpec { problem, tasks, identity })
+    }
+}
+
+/// The problem `args` describe: the method (auto picks the fastest for N, or the plain
+/// method where queens are placed), the placed queens and the kernel.
+pub(crate) fn problem(args: &CountArgs) -> anyhow::Result<Problem> {
+    let method = match args.method {
+        MethodChoice::Exactly(method) => method,
+        MethodChoice::Auto if args.place.is_empty() => Method::fastest(args.n),
+        MethodChoice::Auto => Method::Plain,
+    };
+    let mut problem = Problem::new(args.n, method)?;
+    if !args.place.is_empty() {
+        problem = problem.with_placement(&args.place)?;
+    }
+    Ok(problem.with_kernel(args.kernel)?)
+}
+
+/// What identifies a task list: counts with equal identities have equal tasks in the same
+/// order, so their checkpoints resume each other and their shards merge. Reports carry it
+/// under the same field names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct RunIdentity {
+    pub(crate) n: usize,
+    pub(crate) method: Method,
+    /// The queens placed in advance, as `[row, column]` counted from 1; absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) placement: Option<Vec<[usize; 2]>>,
+    pub(crate) depth: usize,
+    /// Tasks in the whole task list (all shards).
+    pub(crate) tasks: usize,
+    /// A hash of the task list, so that runs of different task lists are never mixed.
+    pub(crate) task_digest: String,
+    pub(crate) engine_version: String,
+}
+
+impl RunIdentity {
+    fn of(problem: &Problem, depth: usize, tasks: &[Task]) -> RunIdentity {
+        RunIdentity {
+            n: problem.n(),
+            method: problem.method(),
+            placement: problem
+                .placement()
+                .map(|p| p.queens().map(|(row, column)| [row + 1, column + 1]).collect()),
+            depth,
+            tasks: tasks.len(),
+            task_digest: digest(tasks, problem),
+            engine_version: ENGINE_VERSION.to_owned(),
+        }
+    }
+
+    /// The placed queens as `--place` takes them (`1:1,5:3`), or `none`.
+    pub(crate) fn place_text(&self) -> String {
+        match &self.placement {
+            Some(queens) => {
+                let pairs: Vec<String> = queens.iter().map(|[r, c]| format!("{r}:{c}")).collect();
+                pairs.join(",")
+            }
+            None => "none".to_owned(),
+        }
+    }
+
+    /// The placed queens as 0-based `(row, column)` pairs, as the engine takes them.
+    pub(crate) fn queens(&self) -> anyhow::Result<Option<Vec<(usize, usize)>>> {
+        let Some(queens) = &self.placement else {
+            return Ok(None);
+        };
+        queens
+            .iter()
+            .map(|&[row, column]| {
+                (row.checked_sub(1).zip(column.checked_sub(1)))
+                    .with_context(|| format!("placement {row}:{column} does not count from 1"))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()
+            .map(Some)
+    }
+
+    /// The problem this identity counts, as `merge` rebuilds it from a shard's report.
+    pub(crate) fn problem(&self) -> anyhow::Result<Problem> {
+        let problem = Problem::new(self.n, self.method)?;
+        Ok(match self.queens()? {
+            Some(queens) => problem.with_placement(&queens)?,
+            None => problem,
+        })
+    }
+
+    /// The identity field by field, most telling first; the placement is `none` without.
+    fn named_fields(&self) -> [(&'static str, String); 6] {
+        [
+            ("n", self.n.to_string()),
+            ("method", self.method.to_string()),
+            ("placement", self.place_text()),
+            ("depth", self.depth.to_string()),
+            ("task_digest", self.task_digest.clone()),
+            ("engine_version", self.engine_version.clone()),
+        ]
+    }
+
+    /// The identity as checkpoints record it. The placement is there only when there is
+    /// one, so that checkpoints written before placements existed resume.
+    pub(crate) fn fields(&self) -> Identity {
+        self.named_fields()
+            .into_iter()
+            .filter(|(name, _)| *name != "placement" || self.placement.is_some())
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect()
+    }
+
+    /// The first field in which `other` differs, as `name is theirs there but ours`.
+    pub(crate) fn difference(&self, other: &RunIdentity) -> Option<String> {
+        self.named_fields().into_iter().zip(other.named_fields()).find_map(
+            |((name, ours), (_, theirs))| {
+                (ours != theirs).then(|| format!("{name} is {theirs} there but {ours}"))
+            },
+        )
+    }
+}
+
+/// A hash of every task's key, in order, and of the placed queens: equal digests mean
+/// equal task lists. Shallow tasks of different placements can have the same keys, so the
+/// placement is hashed too; without one the digest is what it always was.
+fn digest(tasks: &[Task], problem: &Problem) -> String {
+    let mut bytes = Vec::new();
+    for task in tasks {
+        bytes.push(task.key().len() as u8);
+        bytes.extend_from_slice(task.key());
+    }
+    if let Some(placement) = problem.placement() {
+        bytes.extend_from_slice(format!("placement {placement}").as_bytes());
+    }
+    format!("{:016x}", fnv1a(&bytes))
+}

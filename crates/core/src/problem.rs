@@ -1,0 +1,183 @@
+//! The front door: a board, a method, and the engine that counts it.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::counts::Counts;
+use crate::engine::{Engine, Setup, Task};
+use crate::error::Error;
+use crate::fixed::unique_by_burnside;
+use crate::kernel::Kernel;
+use crate::mask::{MAX_N, MaskWidth};
+use crate::method::Method;
+use crate::placement::Placement;
+
+/// The engine's version: results and checkpoints of different versions are not mixed.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A board size and a method: what to count, and how; optionally, queens placed in
+/// advance that every counted solution must hold. Cloning is cheap: the engine is shared.
+#[derive(Clone)]
+pub struct Problem {
+    method: Method,
+    setup: Setup,
+    engine: Arc<dyn Engine>,
+}
+
+impl fmt::Debug for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Problem")
+            .field("method", &self.method)
+            .field("setup", &self.setup)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The answer to a count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// All solutions (OEIS A000170), or those holding the placed queens.
+    pub total: u128,
+    /// Solutions distinct under rotations and reflections (OEIS A002562); `None` when
+    /// queens were placed in advance, since a partial board is not symmetric.
+    pub unique: Option<u128>,
+}
+
+impl Problem {
+    /// A problem on the narrowest masks that hold an `n`-board.
+    pub fn new(n: usize, method: Method) -> Result<Problem, Error> {
+        if !(1..=MAX_N).contains(&n) {
+            return Err(Error::BoardSize { n });
+        }
+        let setup =
+            Setup { n, width: MaskWidth::for_board(n), kernel: Kernel::Auto, placement: None };
+        Problem::build(method, setup)
+    }
+
+    fn build(method: Method, setup: Setup) -> Result<Problem, Error> {
+        Ok(Problem { method, setup, engine: method.engine(&setup)? })
+    }
+
+    /// The same problem counting only the solutions that hold `queens`, given as 0-based
+    /// `(row, column)` pairs in any rows. A partial board has no symmetry to exploit, so
+    /// the method must be [`Method::Plain`] ([`Error::PlacementMethod`] otherwise); queens
+    /// off the board or attacking each other are refused with [`Error::Placement`].
+    pub fn with_placement(&self, queens: &[(usize, usize)]) -> Result<Problem, Error> {
+        if self.method != Method::Plain {
+            return Err(Error::PlacementMethod { method: self.method.name() });
+        }
+        let placement = Some(Placement::new(self.setup.n, queens)?);
+        Problem::build(self.method, Setup { placement, ..self.setup })
+    }
+
+    /// The same problem on masks of the given width (wider masks are slower, never wrong).
+    pub fn with_width(&self, width: MaskWidth) -> Result<Problem, Error> {
+        if self.setup.n > width.columns() {
+            return Err(Error::MaskTooNarrow { n: self.setup.n, columns: width.columns() });
+        }
+        Problem::build(self.method, Setup { width, ..self.setup })
+    }
+
+    /// The same problem searched with the given backtracking kernel (the join, which has
+    /// its own, ignores it). A lane kernel the processor lacks, or one asked for a board
+    /// above 28 rows, is refused with [`Error::Kernel`].
+    pub fn with_kernel(&self, kernel: Kernel) -> Result<Problem, Error> {
+        Problem::build(self.method, Setup { kernel, ..self.setup })
+    }
+
+    /// The board size.
+    pub fn n(&self) -> usize {
+        self.setup.n
+    }
+
+    /// The method.
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// The backtracking kernel the search runs on this processor: for [`Kernel::Auto`], the
+    /// widest lanes it has if the board fits them; `None` for the join, which has its own.
+    pub fn kernel(&self) -> Option<Kernel> {
+        self.engine.kernel()
+    }
+
+    /// The mask width the search runs on.
+    pub fn width(&self) -> MaskWidth {
+        self.setup.width
+    }
+
+    /// The queens placed in advance, if any.
+    pub fn placement(&self) -> Option<&Placement> {
+        self.setup.placement.as_ref()
+    }
+
+    /// The deepest split this board allows: for backtracking every task leaves at least the
+    /// last row open; the join decides at most every free row.
+    pub fn max_depth(&self) -> usize {
+        self.engine.max_depth()
+    }
+
+    /// The independent tasks of this count, each `depth` rows deep (or as deep as the first
+    /// rows the method fixes, where those are more), in a fixed order.
+    pub fn tasks(&self, depth: usize) -> Result<Vec<Task>, Error> {
+        let max = self.max_depth();
+        if depth > max {
+            return Err(Error::Depth { depth, n: self.n(), max });
+        }
+        Ok(self.engine.tasks(depth))
+    }
+
+    /// The shallowest split that yields at least `min_tasks` tasks, or the deepest the
+    /// board allows. Deeper splits make more, smaller and more even tasks.
+    pub fn depth_for(&self, min_tasks: usize) -> Result<usize, Error> {
+        for depth in 0..self.max_depth() {
+            if self.tasks(depth)?.len() >= min_tasks {
+                return Ok(depth);
+            }
+        }
+        Ok(self.max_depth())
+    }
+
+    /// About how many bytes each worker thread needs beyond a fixed few hundred kilobytes,
+    /// for the methods whose memory grows with N: the join holds every half-board of a row
+    /// set. `None` for backtracking, which needs only a board per thread. Measuring stops
+    /// once the figure passes `up_to`, and then returns a figure above `up_to`, so that a
+    /// board far too large for the machine is refused in moments, not after a long probe.
+    pub fn bytes_per_thread(&self, up_to: u64) -> Result<Option<u64>, Error> {
+        self.engine.bytes_per_thread(up_to)
+    }
+
+    /// Counts the solutions below one task. `count_nodes` adds the number of placements
+    /// made (for the join, pairs of half-boards tested); without it the search compiles
+    /// without the counter. A task of another problem is refused with
+    /// [`Error::ForeignTask`].
+    pub fn solve(&self, task: &Task, count_nodes: bool) -> Result<Counts, Error> {
+        self.engine.solve(task, count_nodes)
+    }
+
+    /// The answer from the merged counts of every task.
+    pub fn finish(&self, counts: &Counts) -> Result<Outcome, Error> {
+        if counts.thirds != 0 {
+            return Err(Error::Inconsistent(format!(
+                "the counts add up to {} and {}/3 solutions",
+                counts.total, counts.thirds
+            )));
+        }
+        let unique = if self.setup.placement.is_some() {
+            None
+        } else {
+            Some(unique_by_burnside(self.n(), counts.total)?)
+        };
+        Ok(Outcome { total: counts.total, unique })
+    }
+}
+
+/// Counts an `n`-board on one thread, without splitting.
+pub fn count(n: usize, method: Method) -> Result<Outcome, Error> {
+    let problem = Problem::new(n, method)?;
+    let mut counts = Counts::default();
+    for task in problem.tasks(0)? {
+        counts = counts.merge(&problem.solve(&task, false)?)?;
+    }
+    problem.finish(&counts)
+}

@@ -1,0 +1,110 @@
+//! What this processor can run, detected once, and proof of it as values.
+//!
+//! Each token below can only be made by [`Tokens::detect`]-backed constructors that check
+//! the processor first, so holding one proves that the instructions it names are there.
+//! Code compiled for those instructions (`#[target_feature]`) takes the token as an
+//! argument and is then safe to call: "ran the AVX-512 kernel on a processor without it"
+//! cannot be written, instead of being a comment that asks callers to be careful.
+//!
+//! The feature sets nest: every processor with AVX2 that we know of also has BMI1, BMI2,
+//! POPCNT and LZCNT, so [`Avx2`] asks for all of them and the kernels may use them; [`Avx512`]
+//! adds AVX-512F; [`Avx512Popcnt`] adds the byte, vector-length and vector popcount
+//! extensions the join's pair test needs.
+
+use std::sync::OnceLock;
+
+/// What the processor has, as the kernels group it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Detected {
+    bmi: bool,
+    avx2: bool,
+    avx512: bool,
+    avx512_popcnt: bool,
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> Detected {
+    use std::arch::is_x86_feature_detected as has;
+    let bmi = has!("bmi1") && has!("bmi2") && has!("popcnt") && has!("lzcnt");
+    let avx2 = bmi && has!("avx2");
+    let avx512 = avx2 && has!("avx512f");
+    let avx512_popcnt = avx512 && has!("avx512bw") && has!("avx512vl") && has!("avx512vpopcntdq");
+    Detected { bmi, avx2, avx512, avx512_popcnt }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect() -> Detected {
+    Detected::default()
+}
+
+/// The processor's features, asked once per process.
+fn detected() -> Detected {
+    static DETECTED: OnceLock<Detected> = OnceLock::new();
+    *DETECTED.get_or_init(detect)
+}
+
+macro_rules! token {
+    ($(#[$doc:meta])* $name:ident, $field:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) struct $name {
+            /// Private, so that only the constructor below makes one.
+            _proof: (),
+        }
+
+        impl $name {
+            /// The token, if this processor has the instructions it stands for.
+            #[inline]
+            pub(crate) fn new() -> Option<$name> {
+                detected().$field.then_some($name { _proof: () })
+            }
+        }
+    };
+}
+
+token! {
+    /// Proof of BMI1, BMI2, POPCNT and LZCNT: the scalar kernel's bit tricks in one
+    /// instruction each.
+    Bmi, bmi
+}
+
+token! {
+    /// Proof of AVX2, with everything [`Bmi`] stands for.
+    Avx2, avx2
+}
+
+token! {
+    /// Proof of AVX-512F, with everything [`Avx2`] stands for.
+    Avx512, avx512
+}
+
+token! {
+    /// Proof of AVX-512F, BW, VL and VPOPCNTDQ, with everything [`Avx2`] stands for.
+    Avx512Popcnt, avx512_popcnt
+}
+
+impl Avx512 {
+    /// The narrower proof this one contains.
+    pub(crate) fn avx2(self) -> Avx2 {
+        Avx2 { _proof: () }
+    }
+}
+
+impl Avx2 {
+    /// The narrower proof this one contains.
+    pub(crate) fn bmi(self) -> Bmi {
+        Bmi { _proof: () }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wider_tokens_imply_narrower_ones() {
+        assert!(Avx512Popcnt::new().is_none() || Avx512::new().is_some());
+        assert!(Avx512::new().is_none() || Avx2::new().is_some());
+        assert!(Avx2::new().is_none() || Bmi::new().is_some());
+    }
+}
