@@ -136,7 +136,7 @@ impl Bench {
             warmup: self.warmup,
             results,
         };
-        crate::write_json(&self.out, &sweep)?;
+        crate::workspace::write_json(&self.out, &sweep)?;
         println!("wrote {} ({} combinations)", self.out.display(), sweep.results.len());
         Ok(())
     }

@@ -34,7 +34,7 @@ fn read(path: &str) -> String {
 fn command(program: &str, args: &[&str]) -> String {
     Command::new(program)
         .args(args)
-        .current_dir(crate::project_root())
+        .current_dir(crate::workspace::project_root())
         .output()
         .ok()
         .filter(|o| o.status.success())

@@ -3,15 +3,16 @@
 mod bench;
 mod host;
 mod measure;
+mod modules;
 mod peers;
 mod scaling;
 mod tables;
+mod workspace;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use crate::workspace::project_root;
 
 const HELP: &str = "\
 cargo xtask <command>
@@ -30,6 +31,8 @@ Commands:
           thread, against the C reference counters in DIR (seed_bitmask.c with and without
           half, eightfold.c), built with gcc -O3 -march=native and timed in turns; prints
           medians and ratios
+  modules [--verbose]
+          the modules of each crate and the ones each uses; fails on an import cycle
   tables  [--check]
           regenerate the tables in README.md and results/README.md from results/*.json;
           --check fails if they are stale instead
@@ -93,6 +96,11 @@ fn run(args: Vec<String>) -> Result<(), String> {
             };
             flags.finish()?;
             peers.run()
+        }
+        "modules" => {
+            let verbose = flags.switch("--verbose");
+            flags.finish()?;
+            modules::run(verbose)
         }
         "tables" => {
             let check = flags.switch("--check");
@@ -165,23 +173,4 @@ impl Flags {
             None => Ok(()),
         }
     }
-}
-
-/// The workspace root: xtask lives one directory below it.
-fn project_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask is inside the workspace")
-        .to_owned()
-}
-
-fn write_json(path: &Path, value: &impl Serialize) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -145,7 +145,7 @@ impl Peers {
             results,
             ratios,
         };
-        crate::write_json(&self.out, &comparison)?;
+        crate::workspace::write_json(&self.out, &comparison)?;
         eprintln!("peers: wrote {}", self.out.display());
         Ok(())
     }

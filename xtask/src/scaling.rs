@@ -88,8 +88,8 @@ impl Scaling {
             host: Host::this(),
             points,
         };
-        let results = crate::project_root().join("results");
-        crate::write_json(&results.join("scaling.json"), &run)?;
+        let results = crate::workspace::project_root().join("results");
+        crate::workspace::write_json(&results.join("scaling.json"), &run)?;
         draw(&run, &results.join("scaling.svg"))?;
         println!("wrote results/scaling.json and results/scaling.svg");
         Ok(())

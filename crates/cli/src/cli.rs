@@ -8,6 +8,9 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use nqueens_core::{Kernel, Method};
 use nqueens_scheduler::Shard;
 
+/// Exit status for a command line, or input, that could not be parsed or checked.
+pub(crate) const USAGE_ERROR: u8 = 2;
+
 /// Counts N-Queens solutions: all of them (OEIS A000170) and those distinct under the
 /// board's 8 symmetries (OEIS A002562).
 #[derive(Debug, Parser)]
@@ -153,7 +156,8 @@ fn parse_size(text: &str) -> Result<u64, String> {
         return Err(bad());
     }
     let bytes = value * (1u64 << shift) as f64;
-    if bytes >= u64::MAX as f64 {
+    // A fraction of a byte would be a limit of nothing, refused as `0` is.
+    if !(1.0..u64::MAX as f64).contains(&bytes) {
         return Err(bad());
     }
     Ok(bytes as u64)
@@ -265,6 +269,11 @@ pub(crate) fn build_command() -> clap::Command {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+    use proptest::sample::select;
+
+    use super::{parse_queen, parse_size};
+
     #[test]
     fn verify_app() {
         super::build_command().debug_assert();
@@ -272,10 +281,77 @@ mod tests {
 
     #[test]
     fn queens_are_read_from_one() {
-        assert_eq!(super::parse_queen("1:8"), Ok((0, 7)));
-        assert_eq!(super::parse_queen(" 3 : 2 "), Ok((2, 1)));
+        assert_eq!(parse_queen("1:8"), Ok((0, 7)));
+        assert_eq!(parse_queen(" 3 : 2 "), Ok((2, 1)));
         for bad in ["0:1", "1:0", "12", "a:1", "1:", "-1:2"] {
-            assert!(super::parse_queen(bad).is_err(), "{bad}");
+            assert!(parse_queen(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// The parsers are pure and quick: a few hundred cases each take milliseconds.
+    fn config() -> ProptestConfig {
+        ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() }
+    }
+
+    /// Text near what the options take, so that cases reach past the first check: digits,
+    /// signs, points, exponents, separators and unit letters.
+    fn near_miss(separator: &'static str) -> impl Strategy<Value = String> {
+        let part = "[ +\\-0-9.eE]{0,8}[kKmMgGtTiIbB]{0,3}";
+        (part, select(vec!["", separator]), part).prop_map(|(a, s, b)| format!("{a}{s}{b}"))
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn any_text_is_a_queen_or_refused(
+            text in prop_oneof![any::<String>(), near_miss(":")],
+        ) {
+            // A queen that parses is written back the plain way.
+            if let Ok((row, column)) = parse_queen(&text) {
+                prop_assert_eq!(parse_queen(&format!("{}:{}", row + 1, column + 1)), Ok((row, column)));
+            }
+        }
+
+        #[test]
+        fn queens_written_from_one_read_back_from_zero(
+            row in 1..=usize::MAX,
+            column in 1..=usize::MAX,
+            blanks in [select(vec!["", " ", "\t"]), select(vec!["", " ", "\t"])],
+        ) {
+            let [before, after] = blanks;
+            let text = format!("{before}{row}{after}:{before}{column}{after}");
+            prop_assert_eq!(parse_queen(&text), Ok((row - 1, column - 1)));
+        }
+
+        #[test]
+        fn any_text_is_a_size_or_refused(text in prop_oneof![any::<String>(), near_miss("")]) {
+            // Whatever parses is within the bound the parser sets itself: below u64::MAX.
+            if let Ok(bytes) = parse_size(&text) {
+                prop_assert!(bytes < u64::MAX, "{text:?} gave {bytes}");
+            }
+        }
+
+        #[test]
+        fn sizes_count_their_unit_in_powers_of_1024(
+            value in 1..1u64 << 23,
+            (unit, shift) in select(vec![("", 0), ("K", 10), ("M", 20), ("G", 30), ("T", 40)]),
+            tail in select(vec!["", "B", "iB"]),
+            lower in any::<bool>(),
+        ) {
+            let text = format!("{value}{unit}{tail}");
+            let text = if lower { text.to_lowercase() } else { text };
+            prop_assert_eq!(parse_size(&text), Ok(value << shift));
+        }
+
+        #[test]
+        fn fractions_of_a_unit_are_counted_exactly(
+            value in 0..1u64 << 20,
+            (unit, shift) in select(vec![("K", 10), ("M", 20), ("G", 30), ("T", 40)]),
+        ) {
+            // Three quarters of a power of 1024 is a whole number of bytes, exact in an f64.
+            let text = format!("{value}.75{unit}");
+            prop_assert_eq!(parse_size(&text), Ok((value << shift) + (3 << shift) / 4));
         }
     }
 }

@@ -29,9 +29,10 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     if args.mpi {
         return crate::mpi::run(&args, problem, threads);
     }
-    if !(args.checkpoint_every.is_finite() && args.checkpoint_every > 0.0) {
-        bail!("--checkpoint-every must be a positive number of seconds");
-    }
+    let checkpoint_every = Duration::try_from_secs_f64(args.checkpoint_every)
+        .ok()
+        .filter(|every| !every.is_zero())
+        .context("--checkpoint-every must be a positive number of seconds")?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let sharing = if shard == Shard::WHOLE && args.checkpoint.is_none() {
         Sharing::Alone { threads }
@@ -59,7 +60,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
             // Node counts of a run that did not count them cannot be finished by one that does.
             fields.insert("stats".to_owned(), "nodes counted".to_owned());
         }
-        runner = runner.checkpoint(path, Duration::from_secs_f64(args.checkpoint_every), fields);
+        runner = runner.checkpoint(path, checkpoint_every, fields);
     }
 
     let mut display = Display::new(args.progress);

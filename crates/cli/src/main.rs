@@ -21,10 +21,7 @@ use std::process::ExitCode;
 
 use clap::{FromArgMatches, error::ErrorKind};
 
-use crate::cli::{Cli, Command};
-
-/// Exit status for a command line, or input, that could not be parsed or checked.
-pub(crate) const USAGE_ERROR: u8 = 2;
+use crate::cli::{Cli, Command, USAGE_ERROR};
 
 fn main() -> ExitCode {
     let cli = match cli::build_command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {

@@ -45,15 +45,8 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let missing: Vec<String> = (0..first_shard.count)
-        .filter(|i| !by_index.contains_key(i))
-        .map(|i| format!("{i}/{}", first_shard.count))
-        .collect();
-    if !missing.is_empty() {
-        bail!(
-            "shard {} missing",
-            missing.join(", ") + if missing.len() > 1 { " are" } else { " is" }
-        );
+    if by_index.len() < first_shard.count {
+        bail!("{}", missing(&by_index, first_shard.count));
     }
 
     let counts =
@@ -61,7 +54,10 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let outcome = first.run.problem()?.finish(&counts)?;
     let finished = Finished {
         kernel: first.kernel,
-        threads: shards.iter().map(|(_, s, _)| s.threads).sum(),
+        threads: shards
+            .iter()
+            .try_fold(0usize, |sum, (_, s, _)| sum.checked_add(s.threads))
+            .context("the shards' thread counts add up to more than a number can hold")?,
         counts,
         unique: outcome.unique,
         // Shards usually run side by side: the slowest one is the run's wall time.
@@ -79,10 +75,38 @@ fn read(path: &Path) -> anyhow::Result<CountReport> {
     let report: CountReport = serde_json::from_str(text.trim()).with_context(|| {
         format!("{} is not the JSON output of nqueens count --shard", path.display())
     })?;
+    let inconsistent = |what: &str| format!("{} is inconsistent: {what}", path.display());
     if report.counts.total != report.total {
-        bail!("{} is inconsistent: its total and its counts differ", path.display());
+        bail!(inconsistent("its total and its counts differ"));
+    }
+    // Merging carries every three thirds into a whole solution: more than two would add
+    // solutions no task found.
+    if report.counts.thirds > 2 {
+        bail!(inconsistent("it holds more than two thirds of a solution"));
+    }
+    if let Some(shard) = report.shard
+        && shard.index >= shard.count
+    {
+        bail!(inconsistent(&format!("shard {}/{} does not exist", shard.index, shard.count)));
     }
     Ok(report)
+}
+
+/// Which shards of `count` are not in `given`, the first few by name: a count can be far
+/// larger than the files given, so the list stops early.
+fn missing(given: &BTreeMap<usize, &Path>, count: usize) -> String {
+    const NAMED: usize = 5;
+    let absent = count - given.len();
+    let named: Vec<String> = (0..count)
+        .filter(|i| !given.contains_key(i))
+        .take(NAMED)
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    match absent {
+        1 => format!("shard {} is missing", named[0]),
+        _ if absent <= NAMED => format!("shard {} are missing", named.join(", ")),
+        _ => format!("shard {} and {} more are missing", named.join(", "), absent - NAMED),
+    }
 }
 
 /// Node statistics of the whole run, if every shard counted its nodes.

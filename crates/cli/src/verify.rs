@@ -6,8 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use nqueens_core::Solution;
 
-use crate::USAGE_ERROR;
-use crate::cli::VerifyArgs;
+use crate::cli::{USAGE_ERROR, VerifyArgs};
 
 pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut out = BufWriter::new(io::stdout().lock());
@@ -80,6 +79,9 @@ fn malformed(message: &str) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+    use proptest::sample::select;
+
     use super::parse;
 
     #[test]
@@ -90,5 +92,40 @@ mod tests {
         assert!(parse("2 0 1").unwrap_err().contains("'0' is not a column"));
         assert!(parse("2 x").unwrap_err().contains("'x' is not a column"));
         assert!(parse("-1").is_err());
+    }
+
+    /// Each case parses one line: a few hundred take milliseconds.
+    fn config() -> ProptestConfig {
+        ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() }
+    }
+
+    /// A placement as `solve` and `list` print it, or as a user might type it: columns
+    /// counted from 1, between any of the separators `verify` takes.
+    fn printed(columns: &[usize], separator: &str, blank: &str) -> String {
+        let columns: Vec<String> = columns.iter().map(|c| (c + 1).to_string()).collect();
+        format!("{blank}{}{blank}", columns.join(separator))
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn any_line_is_columns_or_refused(
+            text in prop_oneof![any::<String>(), "[ ,\t0-9a+\\-]{0,24}"],
+        ) {
+            // Columns that parse are written back the plain way.
+            if let Ok(Some(columns)) = parse(&text) {
+                prop_assert_eq!(parse(&printed(&columns, " ", "")), Ok(Some(columns)));
+            }
+        }
+
+        #[test]
+        fn a_printed_placement_reads_back(
+            columns in (1..64usize).prop_flat_map(|n| Just((0..n).collect::<Vec<_>>()).prop_shuffle()),
+            separator in select(vec![" ", ",", ", ", " , ", "\t", "  "]),
+            blank in select(vec!["", " ", "\t", ","]),
+        ) {
+            prop_assert_eq!(parse(&printed(&columns, separator, blank)), Ok(Some(columns)));
+        }
     }
 }

@@ -5,6 +5,7 @@ use std::process::{Command, Output, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
+use nqueens_test_support::{known_counts, processor_runs, say_refused};
 use serde_json::Value;
 
 fn nqueens(args: &[&str]) -> Output {
@@ -21,16 +22,15 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// `(total, unique)` from `testdata/known-counts.json`.
-fn known(n: u64) -> (u64, u64) {
-    let text = include_str!("../../../testdata/known-counts.json");
-    let json: Value = serde_json::from_str(text).unwrap();
-    let entry = json["counts"].as_array().unwrap().iter().find(|c| c["n"] == n).unwrap();
-    (entry["total"].as_u64().unwrap(), entry["unique"].as_u64().unwrap())
+/// `(total, unique)` of a report, as [`known_counts`] gives them.
+fn counts(value: &Value) -> (u128, u128) {
+    let count = |name: &str| u128::from(value[name].as_u64().unwrap());
+    (count("total"), count("unique"))
 }
 
-fn counts(value: &Value) -> (u64, u64) {
-    (value["total"].as_u64().unwrap(), value["unique"].as_u64().unwrap())
+/// A report's node count.
+fn nodes(value: &Value) -> u128 {
+    u128::from(value["nodes"].as_u64().unwrap())
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
 
 #[test]
 fn every_thread_count_and_depth_gives_the_known_counts() {
-    for n in 10..=14u64 {
+    for n in 10..=14 {
         for method in ["join", "eightfold", "half", "plain"] {
             for threads in ["1", "2", "3", "8"] {
                 for depth in ["1", "3", "5"] {
@@ -107,7 +107,7 @@ fn every_thread_count_and_depth_gives_the_known_counts() {
                         depth,
                         "--json",
                     ];
-                    assert_eq!(counts(&json(&args)), known(n), "{args:?}");
+                    assert_eq!(counts(&json(&args)), known_counts(n), "{args:?}");
                 }
             }
         }
@@ -121,7 +121,7 @@ fn shards_merge_to_the_unsharded_count() {
     }
 }
 
-fn shards_merge_to_the_known_count(n: u64, method: &str) {
+fn shards_merge_to_the_known_count(n: usize, method: &str) {
     let dir = tempfile::tempdir().unwrap();
     let ns = n.to_string();
     for shards in [2, 3, 5] {
@@ -137,7 +137,7 @@ fn shards_merge_to_the_known_count(n: u64, method: &str) {
         }
         let mut args = vec!["merge", "--json"];
         args.extend(files.iter().map(String::as_str));
-        assert_eq!(counts(&json(&args)), known(n), "N = {n}, {method}, {shards} shards");
+        assert_eq!(counts(&json(&args)), known_counts(n), "N = {n}, {method}, {shards} shards");
     }
 }
 
@@ -165,7 +165,7 @@ fn merge_names_a_missing_duplicated_or_foreign_shard() {
         assert!(!output.status.success(), "{args:?}");
         assert!(stderr(&output).contains(expected), "{args:?}: {}", stderr(&output));
     }
-    assert_eq!(counts(&json(&["merge", "--json", &c, &a, &b])), known(11));
+    assert_eq!(counts(&json(&["merge", "--json", &c, &a, &b])), known_counts(11));
 }
 
 /// The count the checkpoint tests stop and resume: a few seconds on one thread.
@@ -208,7 +208,7 @@ fn a_killed_join_run_resumes_to_the_exact_count() {
 }
 
 /// Kills `count` once it has checkpointed some work, and resumes it on two threads.
-fn a_killed_run_resumes(count: &[&str], n: u64) {
+fn a_killed_run_resumes(count: &[&str], n: usize) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.ckpt");
     let mut child = start_checkpointed(count, &path);
@@ -222,7 +222,7 @@ fn a_killed_run_resumes(count: &[&str], n: u64) {
     let threads = args.iter().position(|&a| a == "--threads").unwrap() + 1;
     args[threads] = "2";
     let resumed = json(&[&args[..], &["--json", "--checkpoint", path.to_str().unwrap()]].concat());
-    assert_eq!(counts(&resumed), known(n));
+    assert_eq!(counts(&resumed), known_counts(n));
     assert_eq!(checkpoint_body(&path)["complete"], true);
 }
 
@@ -242,7 +242,7 @@ fn sigint_stops_with_status_130_and_a_usable_checkpoint() {
 
     let resumed =
         json(&[&CHECKPOINTED[..], &["--json", "--checkpoint", path.to_str().unwrap()]].concat());
-    assert_eq!(counts(&resumed), known(16));
+    assert_eq!(counts(&resumed), known_counts(16));
 }
 
 #[test]
@@ -276,8 +276,8 @@ fn a_completed_checkpoint_gives_the_result_again() {
     let file = file.to_str().unwrap();
     let first = json(&["count", "12", "--checkpoint", file, "--json"]);
     let again = json(&["count", "12", "--checkpoint", file, "--json"]);
-    assert_eq!(counts(&first), known(12));
-    assert_eq!(counts(&again), known(12));
+    assert_eq!(counts(&first), known_counts(12));
+    assert_eq!(counts(&again), known_counts(12));
 }
 
 #[test]
@@ -286,7 +286,7 @@ fn progress_log_writes_lines_to_stderr_only() {
     assert!(output.status.success());
     assert!(stderr(&output).contains("tasks (100.0%)"), "{}", stderr(&output));
     let value: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(counts(&value), known(12));
+    assert_eq!(counts(&value), known_counts(12));
 }
 
 #[test]
@@ -294,8 +294,8 @@ fn stats_report_nodes_without_changing_the_counts() {
     let plain = json(&["count", "11", "--json"]);
     assert!(plain.get("nodes").is_none());
     let stats = json(&["count", "11", "--json", "--stats"]);
-    assert_eq!(counts(&stats), known(11));
-    assert!(stats["nodes"].as_u64().unwrap() > known(11).0);
+    assert_eq!(counts(&stats), known_counts(11));
+    assert!(nodes(&stats) > known_counts(11).0);
     assert_eq!(stats["nodes"], stats["counts"]["nodes"]);
     assert!(stats["ns_per_node"].as_f64().unwrap() > 0.0);
     let line = nqueens(&["count", "11", "--stats"]);
@@ -309,23 +309,30 @@ fn both_kernels_give_the_same_counts_and_nodes() {
     for method in ["eightfold", "half", "plain"] {
         let scalar =
             json(&["count", "13", "--method", method, "--kernel", "scalar", "--stats", "--json"]);
-        assert_eq!(counts(&scalar), known(13), "{method}");
+        assert_eq!(counts(&scalar), known_counts(13), "{method}");
         assert_eq!(scalar["kernel"], "scalar");
         for kernel in ["auto", "avx512", "avx2"] {
             let args = ["count", "13", "--method", method, "--kernel", kernel, "--stats", "--json"];
             let output = nqueens(&args);
-            if !output.status.success() {
-                // Only a kernel this processor lacks may be refused, and in one line.
-                let stderr = String::from_utf8(output.stderr).unwrap();
-                assert!(stderr.contains("this processor cannot run the"), "{stderr}");
-                assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            // Whether the kernel should run is asked of the processor, not of nqueens, so
+            // that a kernel refused where it should run fails instead of being skipped.
+            if !processor_runs(kernel) {
+                let message = stderr(&output);
+                assert!(!output.status.success(), "{args:?} ran without {kernel}");
+                assert_eq!(message.lines().count(), 1, "{message}");
+                let expected = format!("this processor cannot run the {kernel} kernel");
+                assert!(message.contains(&expected), "{args:?}: {message}");
                 continue;
             }
+            assert!(output.status.success(), "{args:?}: {}", stderr(&output));
             let report: Value = serde_json::from_slice(&output.stdout).unwrap();
             assert_eq!(report["counts"], scalar["counts"], "{method}, {kernel}");
             let ran = report["kernel"].as_str().unwrap();
             assert!(kernel == "auto" || ran == kernel, "{kernel} ran as {ran}");
         }
+    }
+    for kernel in ["avx512", "avx2"].into_iter().filter(|kernel| !processor_runs(kernel)) {
+        say_refused(kernel);
     }
     assert!(json(&["count", "16", "--method", "join", "--json"]).get("kernel").is_none());
 }
@@ -333,9 +340,9 @@ fn both_kernels_give_the_same_counts_and_nodes() {
 #[test]
 fn join_stats_report_pairs_and_peak_memory() {
     let stats = json(&["count", "14", "--method", "join", "--json", "--stats"]);
-    assert_eq!(counts(&stats), known(14));
+    assert_eq!(counts(&stats), known_counts(14));
     // Every pair of half-boards is tested, so there are more pairs than solutions.
-    assert!(stats["nodes"].as_u64().unwrap() > known(14).0);
+    assert!(nodes(&stats) > known_counts(14).0);
     if cfg!(target_os = "linux") {
         assert!(stats["peak_memory_bytes"].as_u64().unwrap() > 0);
     }

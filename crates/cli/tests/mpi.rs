@@ -4,6 +4,8 @@
 use std::process::{Command, Output};
 
 #[cfg(feature = "mpi")]
+use nqueens_test_support::known_counts;
+#[cfg(feature = "mpi")]
 use serde_json::Value;
 
 fn stderr(output: &Output) -> String {
@@ -39,15 +41,6 @@ fn mpirun(ranks: usize, args: &[&str]) -> Output {
     command.output().expect("mpirun runs (Debian: apt-get install openmpi-bin)")
 }
 
-/// `(total, unique)` from `testdata/known-counts.json`.
-#[cfg(feature = "mpi")]
-fn known(n: u64) -> (u64, u64) {
-    let text = include_str!("../../../testdata/known-counts.json");
-    let json: Value = serde_json::from_str(text).unwrap();
-    let entry = json["counts"].as_array().unwrap().iter().find(|c| c["n"] == n).unwrap();
-    (entry["total"].as_u64().unwrap(), entry["unique"].as_u64().unwrap())
-}
-
 #[cfg(feature = "mpi")]
 fn counts_match_the_known_ones(mode: &[&str]) {
     for ranks in [2, 3] {
@@ -65,8 +58,8 @@ fn counts_match_the_known_ones(mode: &[&str]) {
             let value: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
                 panic!("{case}: {e}: {}", String::from_utf8_lossy(&output.stdout))
             });
-            let found = (value["total"].as_u64().unwrap(), value["unique"].as_u64().unwrap());
-            assert_eq!(found, known(n), "{case}");
+            let count = |name: &str| u128::from(value[name].as_u64().unwrap());
+            assert_eq!((count("total"), count("unique")), known_counts(n), "{case}");
             assert_eq!(value["counts"]["total"], value["total"], "{case}");
             assert_eq!(
                 value["threads"].as_u64(),
@@ -114,8 +107,10 @@ fn a_rank_counting_something_else_fails_the_run_with_both_named() {
         assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
         let message = stderr(&output);
         assert!(
-            message.contains("nqueens: rank 0 of 2: rank 1 counts something else: N=13 ")
-                && message.contains("; rank 0 counts N=12 "),
+            message.contains(
+                "nqueens: rank 0 of 2: rank 1 counts something else: n is 13 there but 12 on \
+                 rank 0"
+            ),
             "{message}"
         );
     }

@@ -1,10 +1,11 @@
 //! `nqueens solve`, `list`, `verify` and `count --place`, run as a user would, with every
-//! solution checked by the small independent checker below.
+//! solution checked by the independent oracles of `nqueens-test-support`.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Output, Stdio};
 
+use nqueens_test_support::{completions, images, is_solution, known_counts};
 use serde_json::Value;
 
 fn nqueens(args: &[&str]) -> Output {
@@ -48,48 +49,9 @@ fn assert_refused(output: &Output, expected: &str) {
     assert!(output.stdout.is_empty());
 }
 
-/// `(total, unique)` from `testdata/known-counts.json`.
-fn known(n: usize) -> (usize, usize) {
-    let text = include_str!("../../../testdata/known-counts.json");
-    let json: Value = serde_json::from_str(text).unwrap();
-    let entry = json["counts"].as_array().unwrap().iter().find(|c| c["n"] == n).unwrap();
-    (entry["total"].as_u64().unwrap() as usize, entry["unique"].as_u64().unwrap() as usize)
-}
-
 /// A line of columns counted from 1, as `solve` and `list` print them, 0-based.
 fn columns(line: &str) -> Vec<usize> {
     line.split(' ').map(|c| c.parse::<usize>().unwrap() - 1).collect()
-}
-
-/// Whether one column per row is a solution: in O(N), no two queens on a column or
-/// diagonal, every queen on the board.
-fn is_solution(columns: &[usize]) -> bool {
-    let n = columns.len();
-    let mut lines = BTreeSet::new();
-    n > 0
-        && columns.iter().enumerate().all(|(row, &column)| {
-            column < n
-                && lines.insert(('|', column))
-                && lines.insert(('/', row + column))
-                && lines.insert(('\\', n + row - column))
-        })
-}
-
-/// The 8 images of a solution under the board's symmetries.
-fn images(columns: &[usize]) -> BTreeSet<Vec<usize>> {
-    let n = columns.len();
-    let mut images = BTreeSet::new();
-    let mut turned = columns.to_vec();
-    for _ in 0..4 {
-        let mut next = vec![0; n];
-        for (row, &column) in turned.iter().enumerate() {
-            next[column] = n - 1 - row;
-        }
-        images.insert(turned.iter().map(|&c| n - 1 - c).collect());
-        images.insert(turned);
-        turned = next;
-    }
-    images
 }
 
 #[test]
@@ -164,7 +126,7 @@ fn listed(n: usize, extra: &[&str]) -> Vec<Vec<usize>> {
 fn list_gives_every_solution_once_in_lexicographic_order() {
     for n in 1..=10 {
         let all = listed(n, &[]);
-        assert_eq!(all.len(), known(n).0, "N = {n}");
+        assert_eq!(all.len() as u128, known_counts(n).0, "N = {n}");
         assert!(all.iter().all(|s| is_solution(s)), "N = {n}");
         assert!(all.windows(2).all(|pair| pair[0] < pair[1]), "N = {n}: order or repeats");
     }
@@ -174,7 +136,7 @@ fn list_gives_every_solution_once_in_lexicographic_order() {
 fn list_unique_gives_one_least_image_per_class() {
     for n in 1..=10 {
         let unique = listed(n, &["--unique"]);
-        assert_eq!(unique.len(), known(n).1, "N = {n}");
+        assert_eq!(unique.len() as u128, known_counts(n).1, "N = {n}");
         assert!(unique.windows(2).all(|pair| pair[0] < pair[1]), "N = {n}");
         let mut classes = BTreeSet::new();
         for solution in unique {
@@ -308,13 +270,13 @@ fn place_arg(queens: &[(usize, usize)]) -> String {
     pairs.join(",")
 }
 
-fn placed_total(n: usize, queens: &[(usize, usize)], extra: &[&str]) -> u64 {
+fn placed_total(n: usize, queens: &[(usize, usize)], extra: &[&str]) -> u128 {
     let (n, place) = (n.to_string(), place_arg(queens));
     let args = [&["count", n.as_str(), "--place", place.as_str(), "--json"], extra].concat();
     let json: Value = serde_json::from_str(&success(&args)).unwrap();
     assert_eq!(json["unique"], Value::Null);
     assert_eq!(json["method"], "plain");
-    json["total"].as_u64().unwrap()
+    u128::from(json["total"].as_u64().unwrap())
 }
 
 #[test]
@@ -336,29 +298,9 @@ fn placed_counts_equal_a_filter_of_the_listed_solutions() {
             }
             tried += 1;
             let expected = all.iter().filter(|s| queens.iter().all(|&(r, c)| s[r] == c)).count();
-            assert_eq!(placed_total(n, &queens, &[]) as usize, expected, "N = {n}, {queens:?}");
+            assert_eq!(placed_total(n, &queens, &[]), expected as u128, "N = {n}, {queens:?}");
         }
     }
-}
-
-/// The completions of a board whose rows in `open` are empty, by trying every column.
-fn completions(board: &mut [Option<usize>], open: &[usize]) -> u64 {
-    let Some((&row, rest)) = open.split_first() else {
-        return 1;
-    };
-    let mut found = 0;
-    for column in 0..board.len() {
-        let free = board
-            .iter()
-            .enumerate()
-            .all(|(r, c)| c.is_none_or(|c| c != column && r.abs_diff(row) != c.abs_diff(column)));
-        if free {
-            board[row] = Some(column);
-            found += completions(board, rest);
-            board[row] = None;
-        }
-    }
-    found
 }
 
 #[test]
@@ -433,7 +375,7 @@ fn placed_shards_merge_and_never_mix_with_other_placements() {
         &[&["merge", "--json"], &files.iter().map(String::as_str).collect::<Vec<_>>()[..]].concat(),
     ))
     .unwrap();
-    assert_eq!(merged["total"].as_u64(), Some(placed_total(11, &[(1, 4)], &[])));
+    assert_eq!(merged["total"].as_u64().map(u128::from), Some(placed_total(11, &[(1, 4)], &[])));
     assert_eq!(merged["unique"], Value::Null);
     assert_eq!(merged["placement"], serde_json::json!([[2, 5]]));
 

@@ -1,10 +1,12 @@
 //! What this processor can run, detected once, and proof of it as values.
 //!
-//! Each token below can only be made by [`Tokens::detect`]-backed constructors that check
-//! the processor first, so holding one proves that the instructions it names are there.
-//! Code compiled for those instructions (`#[target_feature]`) takes the token as an
-//! argument and is then safe to call: "ran the AVX-512 kernel on a processor without it"
-//! cannot be written, instead of being a comment that asks callers to be careful.
+//! Each token below can only be made by constructors that check the processor first, so
+//! holding one proves that the instructions it names are there. Code compiled for those
+//! instructions (`#[target_feature]`) takes the token as an argument, so the `unsafe` call
+//! into it rests on the token instead of on a comment that asks callers to be careful.
+//! Values that run the instructions, such as the lane kernels' registers, carry a token,
+//! so their operations are safe functions. "Ran the AVX-512 kernel on a processor without
+//! it" cannot be written in safe code.
 //!
 //! The feature sets nest: every processor with AVX2 that we know of also has BMI1, BMI2,
 //! POPCNT and LZCNT, so [`Avx2`] asks for all of them and the kernels may use them; [`Avx512`]

@@ -1,15 +1,42 @@
 //! The engines against the known counts and against an independent brute force.
 
-mod known;
+use std::collections::{BTreeMap, BTreeSet};
 
-use std::collections::BTreeSet;
-
-use nqueens_core::{Counts, Kernel, MaskWidth, Method, Problem, Solution, count};
+use nqueens_core::{Counts, Error, Kernel, MaskWidth, Method, Problem, count};
+use nqueens_test_support::{
+    images, known_counts, permutation_solutions, processor_runs, say_refused,
+};
 
 fn count_split(problem: &Problem, depth: usize) -> Counts {
     problem.tasks(depth).unwrap().iter().fold(Counts::default(), |acc, task| {
         acc.merge(&problem.solve(task, false).unwrap()).unwrap()
     })
+}
+
+/// `problem` on `kernel`, or `None` where this processor lacks the kernel, after checking
+/// that it is then refused. Whether it has the kernel is asked of the processor, not of the
+/// engines, so a kernel refused where it should run fails the test instead of skipping it.
+/// The join ignores the kernel, so it never refuses one.
+fn on_kernel(problem: &Problem, kernel: Kernel) -> Option<Problem> {
+    let result = problem.with_kernel(kernel);
+    if processor_runs(kernel.name()) || problem.method() == Method::Join {
+        let refused = |e| panic!("{kernel} was refused on a processor that has it: {e}");
+        return Some(result.unwrap_or_else(refused));
+    }
+    assert!(
+        matches!(&result, Err(Error::Kernel { kernel: k, n, max_n }) if *k == kernel && n <= max_n),
+        "{kernel} on a processor without it: {result:?}"
+    );
+    None
+}
+
+/// Says which lane kernels a test left out, once [`on_kernel`] has checked their refusal.
+fn say_which_kernels_were_refused() {
+    for kernel in [Kernel::Avx512, Kernel::Avx2] {
+        if !processor_runs(kernel.name()) {
+            say_refused(kernel.name());
+        }
+    }
 }
 
 #[test]
@@ -19,7 +46,7 @@ fn every_method_matches_the_known_counts_on_both_mask_widths() {
             for n in 1..=15 {
                 let problem = Problem::new(n, method).unwrap().with_width(width).unwrap();
                 let outcome = problem.finish(&count_split(&problem, 0)).unwrap();
-                let (total, unique) = known::counts(n);
+                let (total, unique) = known_counts(n);
                 assert_eq!(
                     (outcome.total, outcome.unique),
                     (total, Some(unique)),
@@ -32,7 +59,7 @@ fn every_method_matches_the_known_counts_on_both_mask_widths() {
 
 #[test]
 fn count_gives_total_and_unique_for_n_16() {
-    let (total, unique) = known::counts(16);
+    let (total, unique) = known_counts(16);
     for method in [Method::Eightfold, Method::Join] {
         assert_eq!(
             count(16, method).map(|o| (o.total, o.unique)),
@@ -53,13 +80,12 @@ fn the_join_refuses_boards_it_cannot_split() {
 
 #[test]
 fn both_kernels_agree_task_by_task_on_counts_and_nodes() {
-    // A lane kernel this processor lacks is skipped: it is not used here either.
     for method in [Method::Plain, Method::Half, Method::Eightfold] {
         for n in 5..=14 {
             for depth in [0, 1, 3] {
                 let scalar = Problem::new(n, method).unwrap().with_kernel(Kernel::Scalar).unwrap();
-                for lanes in [Kernel::Avx512, Kernel::Avx2].map(|k| scalar.with_kernel(k)) {
-                    let Ok(lanes) = lanes else { continue };
+                for kernel in [Kernel::Avx512, Kernel::Avx2] {
+                    let Some(lanes) = on_kernel(&scalar, kernel) else { continue };
                     for task in lanes.tasks(depth).unwrap() {
                         assert_eq!(
                             lanes.solve(&task, true),
@@ -73,6 +99,7 @@ fn both_kernels_agree_task_by_task_on_counts_and_nodes() {
             }
         }
     }
+    say_which_kernels_were_refused();
 }
 
 #[test]
@@ -82,7 +109,7 @@ fn both_kernels_count_placed_queens_alike() {
         for depth in [0, 2] {
             let scalar = count_split(&problem.with_kernel(Kernel::Scalar).unwrap(), depth);
             for lanes in [Kernel::Avx512, Kernel::Avx2] {
-                if let Ok(problem) = problem.with_kernel(lanes) {
+                if let Some(problem) = on_kernel(&problem, lanes) {
                     assert_eq!(
                         count_split(&problem, depth),
                         scalar,
@@ -92,6 +119,7 @@ fn both_kernels_count_placed_queens_alike() {
             }
         }
     }
+    say_which_kernels_were_refused();
 }
 
 #[test]
@@ -133,40 +161,15 @@ fn node_counting_does_not_change_the_counts() {
     }
 }
 
-/// Every permutation of `0..n` (no pruning), as a brute force the kernel is compared with:
-/// the solutions, and one representative per class.
-fn brute_force(n: usize) -> (Vec<Solution>, BTreeSet<Solution>) {
-    let mut columns: Vec<usize> = (0..n).collect();
-    let mut solutions = Vec::new();
-    let mut visit = |columns: &[usize]| {
-        if let Ok(solution) = Solution::new(columns.to_vec()) {
-            solutions.push(solution);
-        }
-    };
-    permute(&mut columns, 0, &mut visit);
-    let classes = solutions.iter().map(Solution::canonical).collect();
-    (solutions, classes)
-}
-
-fn permute(columns: &mut [usize], from: usize, visit: &mut impl FnMut(&[usize])) {
-    if from == columns.len() {
-        visit(columns);
-        return;
-    }
-    for i in from..columns.len() {
-        columns.swap(from, i);
-        permute(columns, from + 1, visit);
-        columns.swap(from, i);
-    }
-}
-
 #[test]
 fn kernel_agrees_with_a_brute_force_over_permutations() {
     for n in 1..=10 {
-        let (solutions, classes) = brute_force(n);
+        // Every permutation of the columns, with no pruning at all.
+        let solutions = permutation_solutions(n);
+        let classes: BTreeSet<_> = solutions.iter().map(|s| images(s)).collect();
         for method in Method::ALL {
             for kernel in Kernel::ALL {
-                let Ok(problem) = Problem::new(n, method).unwrap().with_kernel(kernel) else {
+                let Some(problem) = on_kernel(&Problem::new(n, method).unwrap(), kernel) else {
                     continue;
                 };
                 let outcome = problem.finish(&count_split(&problem, 0)).unwrap();
@@ -179,14 +182,14 @@ fn kernel_agrees_with_a_brute_force_over_permutations() {
             }
         }
     }
+    say_which_kernels_were_refused();
 }
 
 /// What an eightfold root is worth by the rule that the root's rows state: for a corner
 /// root `[0, b]`, 8 per solution with those queens whose column-1 queen lies below row `b`;
 /// for a border root `[c]`, 8 / (k + 1) per solution whose top queen is at column `c` and
 /// whose other edges' queens stand no nearer a corner, `k` of them as near. In thirds.
-fn share_in_thirds(solution: &Solution, root: &[u8]) -> u128 {
-    let columns = solution.columns();
+fn share_in_thirds(columns: &[usize], root: &[u8]) -> u128 {
     let n = columns.len();
     let distance = |at: usize| at.min(n - 1 - at);
     let row_of = |column| columns.iter().position(|&c| c == column).unwrap();
@@ -208,20 +211,14 @@ fn share_in_thirds(solution: &Solution, root: &[u8]) -> u128 {
 #[test]
 fn every_eightfold_root_counts_its_share_of_the_solutions() {
     for n in 5..=10 {
-        let (solutions, _) = brute_force(n);
+        let solutions = permutation_solutions(n);
         for kernel in Kernel::ALL {
-            let Ok(problem) = Problem::new(n, Method::Eightfold).unwrap().with_kernel(kernel)
-            else {
-                continue;
-            };
+            let eightfold = Problem::new(n, Method::Eightfold).unwrap();
+            let Some(problem) = on_kernel(&eightfold, kernel) else { continue };
             // Depth 2 splits every root once more, so the corner roots' second row shows.
-            let mut roots: Vec<Vec<u8>> = Vec::new();
-            let mut by_root = std::collections::BTreeMap::<Vec<u8>, Counts>::new();
+            let mut by_root = BTreeMap::<Vec<u8>, Counts>::new();
             for task in problem.tasks(2).unwrap() {
                 let root = if task.key()[0] == 0 { &task.key()[..2] } else { &task.key()[..1] };
-                if !roots.iter().any(|r| r == root) {
-                    roots.push(root.to_vec());
-                }
                 let sum = by_root.entry(root.to_vec()).or_default();
                 *sum = sum.merge(&problem.solve(&task, false).unwrap()).unwrap();
             }
@@ -235,4 +232,5 @@ fn every_eightfold_root_counts_its_share_of_the_solutions() {
             }
         }
     }
+    say_which_kernels_were_refused();
 }

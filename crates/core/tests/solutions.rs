@@ -1,7 +1,5 @@
 //! Constructed, random and listed solutions, and counts of partial boards, each checked
-//! against code written here that shares nothing with the engines.
-
-mod known;
+//! against the oracles of `nqueens-test-support`, which share nothing with the engines.
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -10,75 +8,7 @@ use nqueens_core::{
     Conflict, Counts, Enumeration, Error, MaskWidth, Method, Problem, Solution, construct,
     random_solution,
 };
-
-/// Whether one column per row is a solution: every queen on the board, no two sharing a
-/// column or a diagonal.
-fn is_solution(columns: &[usize]) -> bool {
-    let n = columns.len();
-    let mut seen_columns = vec![false; n];
-    let mut seen_sums = vec![false; 2 * n];
-    let mut seen_differences = vec![false; 2 * n];
-    columns.iter().enumerate().all(|(row, &column)| {
-        column < n
-            && !std::mem::replace(&mut seen_columns[column], true)
-            && !std::mem::replace(&mut seen_sums[row + column], true)
-            && !std::mem::replace(&mut seen_differences[n + row - column], true)
-    })
-}
-
-/// Every solution of an `n`-board, by a plain recursive search over `Vec<bool>` lines.
-fn all_solutions(n: usize) -> Vec<Vec<usize>> {
-    fn extend(n: usize, columns: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
-        let row = columns.len();
-        if row == n {
-            out.push(columns.clone());
-            return;
-        }
-        for column in 0..n {
-            let attacked = columns
-                .iter()
-                .enumerate()
-                .any(|(r, &c)| c == column || r.abs_diff(row) == c.abs_diff(column));
-            if !attacked {
-                columns.push(column);
-                extend(n, columns, out);
-                columns.pop();
-            }
-        }
-    }
-    let mut out = Vec::new();
-    extend(n, &mut Vec::new(), &mut out);
-    out
-}
-
-/// Where a symmetry of an `n`-board moves the square `(row, column)`.
-type Move = fn(usize, usize, usize) -> (usize, usize);
-
-/// The 8 images of a solution under the board's symmetries, by moving each queen.
-fn images(columns: &[usize]) -> Vec<Vec<usize>> {
-    let n = columns.len();
-    let moves: [Move; 8] = [
-        |_, r, c| (r, c),
-        |n, r, c| (c, n - 1 - r),
-        |n, r, c| (n - 1 - r, n - 1 - c),
-        |n, r, c| (n - 1 - c, r),
-        |n, r, c| (r, n - 1 - c),
-        |n, r, c| (n - 1 - r, c),
-        |_, r, c| (c, r),
-        |n, r, c| (n - 1 - c, n - 1 - r),
-    ];
-    moves
-        .iter()
-        .map(|turn| {
-            let mut image = vec![0; n];
-            for (r, &c) in columns.iter().enumerate() {
-                let (row, column) = turn(n, r, c);
-                image[row] = column;
-            }
-            image
-        })
-        .collect()
-}
+use nqueens_test_support::{all_solutions, completions, images, is_solution, known_counts};
 
 fn listed(n: usize, unique: bool) -> Vec<Vec<usize>> {
     let enumeration = Enumeration::new(n, unique).unwrap();
@@ -148,7 +78,7 @@ fn random_solutions_are_valid_and_depend_on_the_seed_alone() {
 fn listing_gives_every_solution_once_in_order() {
     for n in 1..=10 {
         let all = listed(n, false);
-        assert_eq!(all.len() as u128, known::counts(n).0, "N = {n}");
+        assert_eq!(all.len() as u128, known_counts(n).0, "N = {n}");
         assert!(all.iter().all(|s| is_solution(s)), "N = {n}");
         assert!(all.windows(2).all(|pair| pair[0] < pair[1]), "N = {n}: out of order or repeated");
         assert_eq!(all, all_solutions(n), "N = {n}");
@@ -159,14 +89,14 @@ fn listing_gives_every_solution_once_in_order() {
 fn unique_listing_gives_one_canonical_solution_per_class_in_order() {
     for n in 1..=10 {
         let unique = listed(n, true);
-        assert_eq!(unique.len() as u128, known::counts(n).1, "N = {n}");
+        assert_eq!(unique.len() as u128, known_counts(n).1, "N = {n}");
         assert!(unique.windows(2).all(|pair| pair[0] < pair[1]), "N = {n}");
         let mut classes = BTreeSet::new();
         for solution in &unique {
             let images = images(solution);
             assert!(is_solution(solution));
-            assert_eq!(images.iter().min(), Some(solution), "N = {n}: {solution:?} is not least");
-            assert!(classes.insert(images.into_iter().collect::<BTreeSet<_>>()), "N = {n}");
+            assert_eq!(images.first(), Some(solution), "N = {n}: {solution:?} is not least");
+            assert!(classes.insert(images), "N = {n}");
         }
     }
 }
@@ -203,27 +133,6 @@ fn placed_counts_equal_a_filter_of_all_solutions() {
             }
         }
     }
-}
-
-/// The completions of a partial board whose `open` rows are empty, by trying every
-/// column in those rows against every queen already standing.
-fn completions(board: &mut Vec<Option<usize>>, open: &[usize]) -> u128 {
-    let Some((&row, rest)) = open.split_first() else {
-        return 1;
-    };
-    let mut found = 0;
-    for column in 0..board.len() {
-        let attacked = board
-            .iter()
-            .enumerate()
-            .any(|(r, c)| c.is_some_and(|c| c == column || r.abs_diff(row) == c.abs_diff(column)));
-        if !attacked {
-            board[row] = Some(column);
-            found += completions(board, rest);
-            board[row] = None;
-        }
-    }
-    found
 }
 
 #[test]

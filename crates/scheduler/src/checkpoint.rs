@@ -102,12 +102,13 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 impl<R: Serialize + DeserializeOwned> Checkpoint<R> {
     /// Reads the checkpoint at `path`: `Ok(None)` if there is no file.
     pub fn load(path: &Path) -> Result<Option<Checkpoint<R>>, CheckpointError> {
-        let text = match fs::read_to_string(path) {
-            Ok(text) => text,
+        let bytes = match fs::read(path) {
+            Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(CheckpointError::Io { path: path.to_owned(), source }),
         };
         let corrupt = |reason: String| CheckpointError::Corrupt { path: path.to_owned(), reason };
+        let text = String::from_utf8(bytes).map_err(|_| corrupt("not UTF-8 text".into()))?;
         let envelope: Envelope<'_> =
             serde_json::from_str(&text).map_err(|e| corrupt(format!("not valid JSON: {e}")))?;
         if envelope.checksum != format!("{:016x}", fnv1a(envelope.body.get().as_bytes())) {

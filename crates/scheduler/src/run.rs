@@ -314,7 +314,9 @@ where
             tally.finished[start..end].fill(true);
         }
         tally.partial = saved.partial;
-        tally.elapsed_before = Duration::from_secs_f64(saved.elapsed_s.max(0.0));
+        // A time the file cannot mean (negative, or past what a Duration holds) is only a
+        // figure for the report: it restarts from zero rather than failing the resume.
+        tally.elapsed_before = Duration::try_from_secs_f64(saved.elapsed_s).unwrap_or_default();
         Ok(())
     }
 

@@ -77,44 +77,54 @@ impl PairKernel {
         let kernel = if stored.len() > 64 { self } else { PairKernel::Scalar };
         match kernel {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: the token proves that the processor has every feature `count_avx512`
+            // SAFETY: `avx512` proves that the processor has every feature `count_avx512`
             // is compiled for.
-            PairKernel::Avx512(_) => unsafe {
-                count_avx512(stored, queries, bits, &mut scratch.avx512)
+            PairKernel::Avx512(avx512) => unsafe {
+                count_avx512(avx512, stored, queries, bits, &mut scratch.avx512)
             },
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: as above, for `count_avx2`.
-            PairKernel::Avx2(_) => unsafe { count_avx2(stored, queries, bits, &mut scratch.avx2) },
-            _ => by_chunks::<1, NARROW_CHUNK>(stored, queries, bits, &mut scratch.narrow),
+            // SAFETY: `avx2` proves that the processor has every feature `count_avx2` is
+            // compiled for.
+            PairKernel::Avx2(avx2) => unsafe {
+                count_avx2(avx2, stored, queries, bits, &mut scratch.avx2)
+            },
+            _ => by_chunks::<1, NARROW_CHUNK>((), stored, queries, bits, &mut scratch.narrow),
         }
     }
 }
 
+/// [`PairKernel::count`] compiled for AVX-512, so that the table building and the query
+/// loop inlined into it use its instructions.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1")]
 fn count_avx512(
+    avx512: Avx512Popcnt,
     stored: &[u64],
     queries: &[u64],
     bits: u32,
     tables: &mut Vec<[Lanes<8>; ENTRIES]>,
 ) -> u64 {
-    by_chunks::<8, WIDE_CHUNK>(stored, queries, bits, tables)
+    by_chunks::<8, WIDE_CHUNK>(avx512, stored, queries, bits, tables)
 }
 
+/// [`PairKernel::count`] compiled for AVX2, so that the table building and the query loop
+/// inlined into it use its instructions.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1")]
 fn count_avx2(
+    avx2: Avx2,
     stored: &[u64],
     queries: &[u64],
     bits: u32,
     tables: &mut Vec<[Lanes<4>; ENTRIES]>,
 ) -> u64 {
-    by_chunks::<4, WIDE_CHUNK>(stored, queries, bits, tables)
+    by_chunks::<4, WIDE_CHUNK>(avx2, stored, queries, bits, tables)
 }
 
 /// Picks the copy of the loop with the right number of chunks unrolled.
 #[inline(always)]
 fn by_chunks<const W: usize, const CHUNK: u32>(
+    token: <Lanes<W> as Query>::Token,
     stored: &[u64],
     queries: &[u64],
     bits: u32,
@@ -126,7 +136,7 @@ where
     macro_rules! unrolled {
         ($($chunks:literal)*) => {
             match bits.div_ceil(CHUNK).max(1) {
-                $($chunks => in_groups::<W, CHUNK, $chunks>(stored, queries, tables),)*
+                $($chunks => in_groups::<W, CHUNK, $chunks>(token, stored, queries, tables),)*
                 _ => unreachable!("signatures have at most 62 bits"),
             }
         };
@@ -134,8 +144,12 @@ where
     unrolled!(1 2 3 4 5 6 7 8 9 10 11)
 }
 
+/// Counts the pairs a group of stored lanes at a time. `token` proves that the processor
+/// has the instructions of the lane width's query loop, so that this function is safe for
+/// every width.
 #[inline(always)]
 fn in_groups<const W: usize, const CHUNK: u32, const CHUNKS: usize>(
+    token: <Lanes<W> as Query>::Token,
     stored: &[u64],
     queries: &[u64],
     tables: &mut Vec<[Lanes<W>; ENTRIES]>,
@@ -173,9 +187,7 @@ where
             }
         }
         let tables: &[_; CHUNKS] = tables[..CHUNKS].try_into().expect("CHUNKS tables");
-        // SAFETY: the dispatch in `count` picks a lane width only on processors that have
-        // the instructions its `Query` implementation is compiled for.
-        found += unsafe { Lanes::<W>::count_free::<CHUNK, CHUNKS>(tables, queries) };
+        found += Lanes::<W>::count_free::<CHUNK, CHUNKS>(token, tables, queries);
     }
     found
 }
@@ -184,16 +196,22 @@ where
 /// chunk, and the popcount of the lanes left. Written with explicit vector instructions,
 /// since the compiler would vectorise across queries with slow gathers instead.
 trait Query: Sized {
-    /// # Safety
-    /// The processor must have the instructions the implementation is compiled for.
-    unsafe fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+    /// The proof that the processor has the loop's instructions.
+    type Token: Copy;
+
+    fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        token: Self::Token,
         tables: &[[Self; ENTRIES]; CHUNKS],
         queries: &[u64],
     ) -> u64;
 }
 
 impl Query for Lanes<1> {
-    unsafe fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+    /// Plain `u64` arithmetic, which every processor has.
+    type Token = ();
+
+    fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        (): (),
         tables: &[[Self; ENTRIES]; CHUNKS],
         queries: &[u64],
     ) -> u64 {
@@ -212,52 +230,86 @@ impl Query for Lanes<1> {
 
 #[cfg(target_arch = "x86_64")]
 impl Query for Lanes<8> {
-    #[target_feature(enable = "avx512f,avx512vpopcntdq")]
-    unsafe fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+    type Token = Avx512Popcnt;
+
+    #[inline(always)]
+    fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        avx512: Avx512Popcnt,
         tables: &[[Self; ENTRIES]; CHUNKS],
         queries: &[u64],
     ) -> u64 {
-        use std::arch::x86_64::*;
-        let mask = (1u64 << CHUNK) - 1;
-        // SAFETY: `Lanes<8>` is 64 bytes aligned to 64, one whole vector.
-        let load = |lanes: &Lanes<8>| unsafe { _mm512_load_si512((&raw const lanes.0).cast()) };
-        let mut found = _mm512_setzero_si512();
-        for &query in queries {
-            let mut free = load(&tables[0][(query & mask) as usize]);
-            for (chunk, table) in tables.iter().enumerate().skip(1) {
-                let entry = load(&table[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
-                free = _mm512_and_si512(free, entry);
-            }
-            found = _mm512_add_epi64(found, _mm512_popcnt_epi64(free));
-        }
-        _mm512_reduce_add_epi64(found) as u64
+        // SAFETY: `avx512` proves that the processor has every feature `count_free_avx512`
+        // is compiled for.
+        unsafe { count_free_avx512::<CHUNK, CHUNKS>(avx512, tables, queries) }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Query for Lanes<4> {
-    #[target_feature(enable = "avx2,popcnt")]
-    unsafe fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+    type Token = Avx2;
+
+    #[inline(always)]
+    fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        avx2: Avx2,
         tables: &[[Self; ENTRIES]; CHUNKS],
         queries: &[u64],
     ) -> u64 {
-        use std::arch::x86_64::*;
-        let mask = (1u64 << CHUNK) - 1;
-        // SAFETY: `Lanes<4>` is 32 bytes aligned to 64, one whole vector.
-        let load = |lanes: &Lanes<4>| unsafe { _mm256_load_si256((&raw const lanes.0).cast()) };
-        let mut found = 0u64;
-        for &query in queries {
-            let mut free = load(&tables[0][(query & mask) as usize]);
-            for (chunk, table) in tables.iter().enumerate().skip(1) {
-                let entry = load(&table[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
-                free = _mm256_and_si256(free, entry);
-            }
-            // AVX2 has no vector popcount; four scalar ones keep up with the loads.
-            found += u64::from((_mm256_extract_epi64::<0>(free) as u64).count_ones())
-                + u64::from((_mm256_extract_epi64::<1>(free) as u64).count_ones())
-                + u64::from((_mm256_extract_epi64::<2>(free) as u64).count_ones())
-                + u64::from((_mm256_extract_epi64::<3>(free) as u64).count_ones());
-        }
-        found
+        // SAFETY: `avx2` proves that the processor has every feature `count_free_avx2` is
+        // compiled for.
+        unsafe { count_free_avx2::<CHUNK, CHUNKS>(avx2, tables, queries) }
     }
+}
+
+/// The query loop of 512 lanes. A trait method cannot be compiled for extra instructions
+/// and stay safe to call, so the loop is a function of its own, which only the token's
+/// holder enters.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+fn count_free_avx512<const CHUNK: u32, const CHUNKS: usize>(
+    _: Avx512Popcnt,
+    tables: &[[Lanes<8>; ENTRIES]; CHUNKS],
+    queries: &[u64],
+) -> u64 {
+    use std::arch::x86_64::*;
+    let mask = (1u64 << CHUNK) - 1;
+    // SAFETY: `Lanes<8>` is 64 bytes aligned to 64, one whole vector.
+    let load = |lanes: &Lanes<8>| unsafe { _mm512_load_si512((&raw const lanes.0).cast()) };
+    let mut found = _mm512_setzero_si512();
+    for &query in queries {
+        let mut free = load(&tables[0][(query & mask) as usize]);
+        for (chunk, table) in tables.iter().enumerate().skip(1) {
+            let entry = load(&table[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
+            free = _mm512_and_si512(free, entry);
+        }
+        found = _mm512_add_epi64(found, _mm512_popcnt_epi64(free));
+    }
+    _mm512_reduce_add_epi64(found) as u64
+}
+
+/// The query loop of 256 lanes, a function of its own as [`count_free_avx512`] is.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn count_free_avx2<const CHUNK: u32, const CHUNKS: usize>(
+    _: Avx2,
+    tables: &[[Lanes<4>; ENTRIES]; CHUNKS],
+    queries: &[u64],
+) -> u64 {
+    use std::arch::x86_64::*;
+    let mask = (1u64 << CHUNK) - 1;
+    // SAFETY: `Lanes<4>` is 32 bytes aligned to 64, one whole vector.
+    let load = |lanes: &Lanes<4>| unsafe { _mm256_load_si256((&raw const lanes.0).cast()) };
+    let mut found = 0u64;
+    for &query in queries {
+        let mut free = load(&tables[0][(query & mask) as usize]);
+        for (chunk, table) in tables.iter().enumerate().skip(1) {
+            let entry = load(&table[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
+            free = _mm256_and_si256(free, entry);
+        }
+        // AVX2 has no vector popcount; four scalar ones keep up with the loads.
+        found += u64::from((_mm256_extract_epi64::<0>(free) as u64).count_ones())
+            + u64::from((_mm256_extract_epi64::<1>(free) as u64).count_ones())
+            + u64::from((_mm256_extract_epi64::<2>(free) as u64).count_ones())
+            + u64::from((_mm256_extract_epi64::<3>(free) as u64).count_ones());
+    }
+    found
 }

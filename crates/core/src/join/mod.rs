@@ -643,31 +643,9 @@ fn canonical_centres(n: usize) -> Vec<(Centre, u128)> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use nqueens_test_support::count_solutions_within;
 
-    /// Solutions of an `n`-board whose queen in row `r` stands on a column of `allowed[r]`,
-    /// by plain backtracking.
-    fn brute_force(
-        n: usize,
-        allowed: &[u64],
-        row: usize,
-        columns: u64,
-        rising: u64,
-        falling: u64,
-    ) -> u64 {
-        if row == n {
-            return 1;
-        }
-        let mut found = 0;
-        for column in 0..n {
-            let (c, r, f) =
-                (1u64 << column, 1u64 << (row + column), 1u64 << (column + n - 1 - row));
-            if allowed[row] & c != 0 && columns & c == 0 && rising & r == 0 && falling & f == 0 {
-                found += brute_force(n, allowed, row + 1, columns | c, rising | r, falling | f);
-            }
-        }
-        found
-    }
+    use super::*;
 
     /// The columns a key allows each row: the half it puts the row in, or the column of a
     /// middle queen it fixes.
@@ -720,7 +698,7 @@ mod tests {
             let mut total = 0u128;
             for key in join.keys(join.most_decided()) {
                 let counted = join.solve_key(&key).unwrap().total;
-                let found = u128::from(brute_force(n, &allowed_columns(n, &key), 0, 0, 0, 0));
+                let found = count_solutions_within(&allowed_columns(n, &key));
                 assert_eq!(counted, weight(n, &key) * found, "N = {n}, key {key:?}");
                 total += counted;
             }

@@ -1,0 +1,204 @@
+//! `nqueens merge` on damaged shard files, run as a user would: whatever a file holds,
+//! merge prints a count or one line saying what is wrong, and never panics.
+
+use std::process::{Command, Output, Stdio};
+use std::sync::LazyLock;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use nqueens_test_support::{Damage, known_counts};
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+use serde_json::Value;
+
+/// Runs nqueens, killing it if it runs for long: a merge of two small files takes
+/// milliseconds, so a slow one is stuck, and a stuck one must fail the test, not hang it.
+fn nqueens(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nqueens runs");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("nqueens {args:?} ran for 30 s");
+        }
+        sleep(Duration::from_millis(5));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// What `count 10 --shard I/2 --stats --json` prints for shards 0 and 1, run once for all
+/// the tests here: `--stats` adds the node fields to what can be damaged.
+static SHARDS: LazyLock<[String; 2]> = LazyLock::new(|| {
+    ["0/2", "1/2"].map(|shard| {
+        let output = nqueens(&["count", "10", "--shard", shard, "--stats", "--json"]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        String::from_utf8(output.stdout).unwrap()
+    })
+});
+
+/// Merges `first` (as the file of shard 0) with the undamaged shard 1, and asserts that
+/// merge either printed one JSON count or failed with one line, without a panic. Shard 1
+/// comes with it so that a file that still reads gets as far as the counting.
+fn merge(first: &[u8]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("0.json"), dir.path().join("1.json"));
+    std::fs::write(&a, first).unwrap();
+    std::fs::write(&b, &SHARDS[1]).unwrap();
+    let output = nqueens(&["merge", "--json", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (message, case) = (stderr(&output), String::from_utf8_lossy(first));
+    assert!(output.status.code().is_some(), "{case}: killed by a signal");
+    assert_ne!(output.status.code(), Some(101), "{case}: {message}");
+    assert!(!message.contains("panicked"), "{case}: {message}");
+    if output.status.success() {
+        assert_eq!(message, "", "{case}");
+        let value: Result<Value, _> = serde_json::from_slice(&output.stdout);
+        assert!(value.is_ok(), "{case}: {}", String::from_utf8_lossy(&output.stdout));
+    } else {
+        assert_eq!(message.lines().count(), 1, "{case}: {message}");
+        assert!(message.starts_with("nqueens: "), "{case}: {message}");
+        assert!(output.stdout.is_empty(), "{case}");
+    }
+    output
+}
+
+/// `(total, unique)` of a merge that succeeded.
+fn counts(output: &Output) -> (u128, u128) {
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let count = |name: &str| u128::from(value[name].as_u64().unwrap());
+    (count("total"), count("unique"))
+}
+
+#[test]
+fn undamaged_shards_merge_to_the_known_count() {
+    let output = merge(SHARDS[0].as_bytes());
+    assert!(output.status.success());
+    assert_eq!(counts(&output), known_counts(10));
+}
+
+#[test]
+fn any_elapsed_time_is_taken_or_refused_in_one_line() {
+    let elapsed = |text: &str| {
+        let value: Value = serde_json::from_str(&SHARDS[0]).unwrap();
+        let old = format!("\"elapsed_s\":{}", value["elapsed_s"]);
+        assert!(SHARDS[0].contains(&old), "{old} is not in {}", SHARDS[0]);
+        SHARDS[0].replace(&old, &format!("\"elapsed_s\":{text}"))
+    };
+    // Any JSON number an f64 holds is a time, however odd, and the count stays right.
+    for text in ["-1", "-0.0", "0", "1e308", "-1e308"] {
+        let output = merge(elapsed(text).as_bytes());
+        assert!(output.status.success(), "elapsed_s {text}: {}", stderr(&output));
+        assert_eq!(counts(&output), known_counts(10), "elapsed_s {text}");
+    }
+    // JSON has no NaN or infinity, and an f64 holds no 1e400.
+    for text in ["NaN", "Infinity", "1e400", "-1e400", "null", "\"1\""] {
+        let output = merge(elapsed(text).as_bytes());
+        assert!(!output.status.success(), "elapsed_s {text} was taken");
+    }
+}
+
+/// Damage of every kind, anywhere in a file, with numbers replaced by values near the
+/// edges of what the fields hold or by what JSON does not have.
+fn damage() -> impl Strategy<Value = Damage> {
+    let value = prop::sample::select(vec![
+        "-1",
+        "0",
+        "3",
+        "1.5",
+        "1e400",
+        "NaN",
+        "null",
+        "18446744073709551616",
+        "340282366920938463463374607431768211455",
+        "340282366920938463463374607431768211456",
+    ]);
+    // Inserted bytes are ASCII, so that they reach the JSON parser; flipped ones leave it
+    // about half the time, which tests the refusal of text that is not UTF-8. A number
+    // replaced keeps the file JSON, the surest way past the parser to what checks the
+    // values, so it is drawn the most.
+    prop_oneof![
+        1 => any::<usize>().prop_map(|at| Damage::Truncate { at }),
+        1 => (any::<usize>(), 1..=u8::MAX).prop_map(|(at, bits)| Damage::Flip { at, bits }),
+        1 => (any::<usize>(), 1..16usize).prop_map(|(at, len)| Damage::Remove { at, len }),
+        1 => (any::<usize>(), prop::collection::vec(0..0x80u8, 1..8))
+            .prop_map(|(at, bytes)| Damage::Insert { at, bytes }),
+        3 => (any::<usize>(), value)
+            .prop_map(|(which, value)| Damage::Number { which, value: value.to_owned() }),
+    ]
+}
+
+proptest! {
+    // Each case runs the binary, so there are few: with the other tests here, about thirty
+    // runs in all. The seed is fixed so that every run of the suite tries the same damage
+    // and a failure always reproduces; PROPTEST_RNG_SEED does not apply to it.
+    #![proptest_config(ProptestConfig {
+        cases: 16,
+        max_shrink_iters: 32,
+        failure_persistence: None,
+        rng_seed: RngSeed::Fixed(0x006e_7175_6565_6e73),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn damaged_shard_files_are_merged_or_refused_in_one_line(damage in damage()) {
+        merge(&damage.apply(SHARDS[0].as_bytes()));
+    }
+}
+
+#[test]
+fn thread_counts_that_overflow_are_refused_in_one_line() {
+    let mut value: Value = serde_json::from_str(&SHARDS[0]).unwrap();
+    value["threads"] = usize::MAX.into();
+    assert!(!merge(value.to_string().as_bytes()).status.success());
+}
+
+#[test]
+fn counts_no_task_could_have_found_are_refused() {
+    let edited = |edit: &dyn Fn(&mut Value)| {
+        let mut value: Value = serde_json::from_str(&SHARDS[0]).unwrap();
+        edit(&mut value);
+        value.to_string()
+    };
+    let cases: [(&str, String); 3] = [
+        ("more than two thirds", edited(&|v| v["counts"]["thirds"] = 24.into())),
+        ("shard 5/2 does not exist", edited(&|v| v["shard"]["index"] = 5.into())),
+        ("shard 0/0 does not exist", edited(&|v| v["shard"]["count"] = 0.into())),
+    ];
+    for (expected, file) in cases {
+        let output = merge(file.as_bytes());
+        assert!(!output.status.success(), "{expected}");
+        assert!(stderr(&output).contains(expected), "{expected}: {}", stderr(&output));
+    }
+}
+
+#[test]
+fn a_huge_shard_count_names_a_few_missing_shards_at_once() {
+    let mut value: Value = serde_json::from_str(&SHARDS[0]).unwrap();
+    value["shard"]["count"] = 1_000_000_000_000u64.into();
+    let output = merge(value.to_string().as_bytes());
+    assert!(
+        stderr(&output).contains("is from a different run: shard count is 2 there but"),
+        "{}",
+        stderr(&output)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let alone = dir.path().join("alone.json");
+    std::fs::write(&alone, value.to_string()).unwrap();
+    let output = nqueens(&["merge", alone.to_str().unwrap()]);
+    assert!(
+        stderr(&output).contains(
+            "shard 1/1000000000000, 2/1000000000000, 3/1000000000000, \
+             4/1000000000000, 5/1000000000000 and 999999999994 more are missing"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -1,0 +1,401 @@
+//! Test-only helpers shared by the workspace's tests: the known counts (OEIS A000170 and
+//! A002562, from `testdata/known-counts.json`), brute-force oracles, and what this
+//! processor's kernels should do.
+//!
+//! The oracles are deliberately naive, and this crate does not depend on `nqueens-core`:
+//! a checker that shared code with the engines could share their bugs too.
+
+#![deny(missing_docs)]
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+/// `(n, total, unique)` for every board in `testdata/known-counts.json`, read once.
+static KNOWN: LazyLock<Vec<(usize, u128, u128)>> = LazyLock::new(|| {
+    let text = include_str!("../../../testdata/known-counts.json");
+    let json: serde_json::Value = serde_json::from_str(text).expect("known counts are JSON");
+    let number = |entry: &serde_json::Value, name: &str| {
+        entry[name].as_u64().unwrap_or_else(|| panic!("{name} is not an integer in {entry}"))
+    };
+    json["counts"]
+        .as_array()
+        .expect("a list of counts")
+        .iter()
+        .map(|entry| {
+            let n = usize::try_from(number(entry, "n")).expect("a board size");
+            (n, u128::from(number(entry, "total")), u128::from(number(entry, "unique")))
+        })
+        .collect()
+});
+
+/// `(total, unique)` for an `n`-board, or `None` if `testdata/known-counts.json` does not
+/// list it.
+pub fn listed_counts(n: usize) -> Option<(u128, u128)> {
+    KNOWN.iter().find(|&&(listed, _, _)| listed == n).map(|&(_, total, unique)| (total, unique))
+}
+
+/// `(total, unique)` for an `n`-board; panics if `testdata/known-counts.json` does not list
+/// it, since a test asking for it is wrong.
+pub fn known_counts(n: usize) -> (u128, u128) {
+    listed_counts(n).unwrap_or_else(|| panic!("no known count for N = {n}"))
+}
+
+/// Whether one column per row is a solution: at least one queen, every queen on the board,
+/// no two sharing a column or a diagonal.
+pub fn is_solution(columns: &[usize]) -> bool {
+    let n = columns.len();
+    let mut seen_columns = vec![false; n];
+    let mut seen_sums = vec![false; 2 * n];
+    let mut seen_differences = vec![false; 2 * n];
+    n > 0
+        && columns.iter().enumerate().all(|(row, &column)| {
+            column < n
+                && !std::mem::replace(&mut seen_columns[column], true)
+                && !std::mem::replace(&mut seen_sums[row + column], true)
+                && !std::mem::replace(&mut seen_differences[n + row - column], true)
+        })
+}
+
+/// Every solution of an `n`-board, as one column per row, in lexicographic order: a plain
+/// recursive search that compares each new queen with every queen above it.
+pub fn all_solutions(n: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    search(n, &|_, _| true, &mut Vec::new(), &mut |columns| out.push(columns.to_vec()));
+    out
+}
+
+/// How many solutions of an `allowed.len()`-board put the queen of each row `r` on a column
+/// whose bit is set in `allowed[r]`, by the same plain search as [`all_solutions`].
+///
+/// Panics for boards over 64 rows, whose columns a `u64` cannot name.
+pub fn count_solutions_within(allowed: &[u64]) -> u128 {
+    let n = allowed.len();
+    assert!(n <= 64, "a u64 holds the columns of boards up to N = 64, not {n}");
+    let mut found = 0;
+    search(n, &|row, column| allowed[row] >> column & 1 == 1, &mut Vec::new(), &mut |_| {
+        found += 1;
+    });
+    found
+}
+
+/// Extends `columns` (the queens of the rows above) by a queen in each following row on a
+/// square `allowed` takes and no queen above attacks, calling `found` with each full board.
+fn search(
+    n: usize,
+    allowed: &impl Fn(usize, usize) -> bool,
+    columns: &mut Vec<usize>,
+    found: &mut impl FnMut(&[usize]),
+) {
+    let row = columns.len();
+    if row == n {
+        found(columns);
+        return;
+    }
+    for column in (0..n).filter(|&column| allowed(row, column)) {
+        let attacked = columns
+            .iter()
+            .enumerate()
+            .any(|(r, &c)| c == column || r.abs_diff(row) == c.abs_diff(column));
+        if !attacked {
+            columns.push(column);
+            search(n, allowed, columns, found);
+            columns.pop();
+        }
+    }
+}
+
+/// Every solution of an `n`-board, in no particular order, found by trying all `n!`
+/// permutations of the columns with [`is_solution`]: no pruning at all, so it shares not
+/// even the search order with the engines or with [`all_solutions`].
+pub fn permutation_solutions(n: usize) -> Vec<Vec<usize>> {
+    fn permute(columns: &mut [usize], from: usize, out: &mut Vec<Vec<usize>>) {
+        if from == columns.len() {
+            if is_solution(columns) {
+                out.push(columns.to_vec());
+            }
+            return;
+        }
+        for i in from..columns.len() {
+            columns.swap(from, i);
+            permute(columns, from + 1, out);
+            columns.swap(from, i);
+        }
+    }
+    let mut out = Vec::new();
+    permute(&mut (0..n).collect::<Vec<_>>(), 0, &mut out);
+    out
+}
+
+/// Where a symmetry of an `n`-board moves the square `(row, column)`.
+type Move = fn(usize, usize, usize) -> (usize, usize);
+
+/// The distinct images of a placement (one column per row) under the board's 8 symmetries,
+/// each made by moving every queen; the first is the least, the class's representative.
+pub fn images(columns: &[usize]) -> BTreeSet<Vec<usize>> {
+    let n = columns.len();
+    let moves: [Move; 8] = [
+        |_, r, c| (r, c),
+        |n, r, c| (c, n - 1 - r),
+        |n, r, c| (n - 1 - r, n - 1 - c),
+        |n, r, c| (n - 1 - c, r),
+        |n, r, c| (r, n - 1 - c),
+        |n, r, c| (n - 1 - r, c),
+        |_, r, c| (c, r),
+        |n, r, c| (n - 1 - c, n - 1 - r),
+    ];
+    moves
+        .iter()
+        .map(|turn| {
+            let mut image = vec![0; n];
+            for (r, &c) in columns.iter().enumerate() {
+                let (row, column) = turn(n, r, c);
+                image[row] = column;
+            }
+            image
+        })
+        .collect()
+}
+
+/// The completions of a partial board, one optional column per row, whose `open` rows are
+/// empty: every column of each open row is tried against every queen already standing.
+/// The board is left as it was given.
+pub fn completions(board: &mut [Option<usize>], open: &[usize]) -> u128 {
+    let Some((&row, rest)) = open.split_first() else {
+        return 1;
+    };
+    let mut found = 0;
+    for column in 0..board.len() {
+        let free = board
+            .iter()
+            .enumerate()
+            .all(|(r, c)| c.is_none_or(|c| c != column && r.abs_diff(row) != c.abs_diff(column)));
+        if free {
+            board[row] = Some(column);
+            found += completions(board, rest);
+            board[row] = None;
+        }
+    }
+    found
+}
+
+/// A way to damage a file, for the tests of what reads outside input. Places are taken
+/// modulo the file's length (or its count of numbers), so that any `usize` names one and a
+/// property test can draw them freely.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Damage {
+    /// Cut the file short before byte `at`.
+    Truncate {
+        /// Where the cut falls.
+        at: usize,
+    },
+    /// Flip the `bits` of the byte at `at`.
+    Flip {
+        /// Which byte.
+        at: usize,
+        /// The bits flipped: any but 0 change the byte.
+        bits: u8,
+    },
+    /// Drop up to `len` bytes from `at` on.
+    Remove {
+        /// The first byte dropped.
+        at: usize,
+        /// How many, fewer if the file ends first.
+        len: usize,
+    },
+    /// Insert `bytes` before byte `at` (or at the end).
+    Insert {
+        /// Where they go.
+        at: usize,
+        /// What goes there.
+        bytes: Vec<u8>,
+    },
+    /// Write `value` in place of a number: a run of digits, minus signs and points.
+    Number {
+        /// Which number, counted from the start.
+        which: usize,
+        /// What replaces it.
+        value: String,
+    },
+}
+
+impl Damage {
+    /// `file`, damaged; unchanged where there is nothing to damage (no bytes, no numbers).
+    pub fn apply(&self, file: &[u8]) -> Vec<u8> {
+        let mut bytes = file.to_vec();
+        let len = bytes.len();
+        match self {
+            Damage::Truncate { at } => bytes.truncate(at % (len + 1)),
+            Damage::Flip { at, bits } if len > 0 => bytes[at % len] ^= bits,
+            Damage::Flip { .. } => {}
+            Damage::Remove { at, len: dropped } => {
+                let start = at % (len + 1);
+                bytes.drain(start..start.saturating_add(*dropped).min(len));
+            }
+            Damage::Insert { at, bytes: inserted } => {
+                let at = at % (len + 1);
+                bytes.splice(at..at, inserted.iter().copied());
+            }
+            Damage::Number { which, value } => {
+                let numbers = numbers(&bytes);
+                if !numbers.is_empty() {
+                    let range = numbers[which % numbers.len()].clone();
+                    bytes.splice(range, value.bytes());
+                }
+            }
+        }
+        bytes
+    }
+}
+
+/// Where the runs of digits, minus signs and points of `bytes` stand: its numbers, and the
+/// digits inside its strings.
+fn numbers(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut numbers = Vec::new();
+    let mut start = None;
+    for (i, &b) in bytes.iter().chain(b" ").enumerate() {
+        match (start, b.is_ascii_digit() || b == b'-' || b == b'.') {
+            (None, true) => start = Some(i),
+            (Some(s), false) => {
+                numbers.push(s..i);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    numbers
+}
+
+/// Whether this processor has what the engines' kernel named `kernel` (`auto`, `avx512`,
+/// `avx2` or `scalar`, as the command line names them) needs, asked of the processor
+/// itself rather than of the engines: so that a kernel refused where it should run fails
+/// a test instead of being skipped. AVX2 comes with BMI1, BMI2, POPCNT and LZCNT, which the
+/// engines use beside it; AVX-512 adds AVX-512F to all of those.
+pub fn processor_runs(kernel: &str) -> bool {
+    match kernel {
+        "auto" | "scalar" => true,
+        "avx2" => has_avx2(),
+        "avx512" => has_avx2() && has_avx512(),
+        other => panic!("no kernel is named {other}"),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    use std::arch::is_x86_feature_detected as has;
+    has!("avx2") && has!("bmi1") && has!("bmi2") && has!("popcnt") && has!("lzcnt")
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx2() -> bool {
+    false
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx512() -> bool {
+    false
+}
+
+/// Says on stderr that the checks of `kernel` were skipped, after its refusal was checked:
+/// a test that passes without running a kernel says so.
+pub fn say_refused(kernel: &str) {
+    eprintln!(
+        "skipped: this processor has no {kernel}; the {kernel} kernel is refused as it should be"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_brute_forces_find_the_known_counts() {
+        for n in 1..=9 {
+            let all = all_solutions(n);
+            let (total, unique) = known_counts(n);
+            assert_eq!(all.len() as u128, total, "N = {n}");
+            assert!(all.iter().all(|s| is_solution(s)), "N = {n}");
+            assert!(all.windows(2).all(|pair| pair[0] < pair[1]), "N = {n}: out of order");
+            let mut permuted = permutation_solutions(n);
+            permuted.sort();
+            assert_eq!(permuted, all, "N = {n}");
+            let classes: BTreeSet<_> = all.iter().map(|s| images(s)).collect();
+            assert_eq!(classes.len() as u128, unique, "N = {n}");
+        }
+    }
+
+    #[test]
+    fn the_solution_check_refuses_every_kind_of_attack() {
+        assert!(is_solution(&[1, 3, 0, 2]));
+        assert!(is_solution(&[0]));
+        assert!(!is_solution(&[]), "no board");
+        assert!(!is_solution(&[0, 0]), "a shared column");
+        assert!(!is_solution(&[1, 3, 2, 0]), "a shared diagonal");
+        assert!(!is_solution(&[1, 3, 0, 4]), "off the board");
+    }
+
+    #[test]
+    fn allowed_columns_filter_the_solutions() {
+        let every = u64::MAX;
+        assert_eq!(count_solutions_within(&[every; 8]), 92);
+        // The 4 solutions of N = 8 with a queen in the corner of row 0.
+        let corner = [&[1][..], &[every; 7]].concat();
+        let expected = all_solutions(8).iter().filter(|s| s[0] == 0).count() as u128;
+        assert_eq!(count_solutions_within(&corner), expected);
+        assert_eq!(count_solutions_within(&[0, every, every, every]), 0);
+    }
+
+    #[test]
+    fn images_of_a_solution_are_solutions_of_one_class() {
+        let class = images(&[1, 3, 0, 2]);
+        assert_eq!(class, BTreeSet::from([vec![1, 3, 0, 2], vec![2, 0, 3, 1]]));
+        for columns in all_solutions(8) {
+            let class = images(&columns);
+            assert!(class.contains(&columns));
+            assert!(class.iter().all(|image| is_solution(image)));
+            assert!(class.iter().all(|image| images(image) == class));
+        }
+    }
+
+    #[test]
+    fn completions_of_a_partial_board_are_a_filter_of_the_solutions() {
+        for columns in all_solutions(6) {
+            let mut board: Vec<Option<usize>> = columns.iter().map(|&c| Some(c)).collect();
+            board[1] = None;
+            board[4] = None;
+            let expected = all_solutions(6)
+                .iter()
+                .filter(|s| (0..6).all(|r| matches!(r, 1 | 4) || s[r] == columns[r]))
+                .count() as u128;
+            assert_eq!(completions(&mut board, &[1, 4]), expected, "{columns:?}");
+            assert_eq!(board[1], None, "the board is left as it was");
+        }
+    }
+
+    #[test]
+    fn damage_lands_where_it_is_asked_to_and_wraps_around() {
+        let file = br#"{"n":10,"s":-1.5}"#;
+        let apply = |damage: Damage| String::from_utf8_lossy(&damage.apply(file)).into_owned();
+        assert_eq!(apply(Damage::Truncate { at: 5 }), r#"{"n":"#);
+        assert_eq!(apply(Damage::Truncate { at: file.len() + 1 }), "");
+        assert_eq!(apply(Damage::Flip { at: 2, bits: 0x20 }), r#"{"N":10,"s":-1.5}"#);
+        assert_eq!(apply(Damage::Remove { at: 12, len: usize::MAX }), r#"{"n":10,"s":"#);
+        let inserted = Damage::Insert { at: file.len(), bytes: b"x".to_vec() };
+        assert_eq!(apply(inserted), r#"{"n":10,"s":-1.5}x"#);
+        let number = |which, value: &str| Damage::Number { which, value: value.to_owned() };
+        assert_eq!(apply(number(0, "NaN")), r#"{"n":NaN,"s":-1.5}"#);
+        assert_eq!(apply(number(3, "")), r#"{"n":10,"s":}"#);
+        assert_eq!(number(0, "1").apply(b"{}"), b"{}", "no number to replace");
+        assert_eq!(Damage::Flip { at: 3, bits: 1 }.apply(b""), b"", "no byte to flip");
+    }
+
+    #[test]
+    fn every_kernel_name_has_an_answer() {
+        assert!(processor_runs("auto") && processor_runs("scalar"));
+        assert!(!processor_runs("avx512") || processor_runs("avx2"), "AVX-512 implies AVX2");
+    }
+}
