@@ -47,9 +47,10 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "METHOD", default_value = "auto")]
     pub(crate) method: MethodChoice,
 
-    /// The backtracking kernel: avx512 (sixteen boards at a time in AVX-512 registers), avx2
-    /// (eight, in AVX2 registers), both for N <= 28, scalar (one board at a time), or auto,
-    /// the fastest this processor has for N. All give the same counts; the join ignores this.
+    /// The instruction set the count runs on: avx512 (backtracking: sixteen boards at a time
+    /// in AVX-512 registers, N <= 28; join: 512 pairs at a time, with VPOPCNTDQ), avx2
+    /// (eight boards, N <= 28; 256 pairs), scalar (one board; 64 pairs), or auto, the fastest
+    /// this processor has for N. All give the same counts; one the processor lacks is refused.
     #[arg(long, value_name = "KERNEL", default_value = "auto", value_parser = parse_kernel)]
     pub(crate) kernel: Kernel,
 

@@ -81,7 +81,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     let counts = report.result;
     let whole = shard == Shard::WHOLE;
     let finished = Finished {
-        kernel: problem.kernel(),
+        kernel: Some(problem.kernel()),
         threads,
         counts,
         unique: if whole { problem.finish(&counts)?.unique } else { None },

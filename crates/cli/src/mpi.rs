@@ -120,7 +120,7 @@ fn share(
     let elapsed = started.elapsed();
     let all_threads = coordinator.ranks.iter().filter_map(|r| r.threads).sum();
     let finished = Finished {
-        kernel: problem.kernel(),
+        kernel: Some(problem.kernel()),
         threads: all_threads,
         counts,
         unique: problem.finish(&counts)?.unique,

@@ -16,8 +16,8 @@ pub(crate) struct CountReport {
     /// What was counted: board, method, placement, split, task list and engine version.
     #[serde(flatten)]
     pub(crate) run: RunIdentity,
-    /// The backtracking kernel that ran (tasks with fewer than three open rows run on the
-    /// scalar kernel); absent for the join.
+    /// The kernel that ran (backtracking tasks with fewer than three open rows run on the
+    /// scalar kernel); absent only in join reports written before the join took a kernel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) kernel: Option<Kernel>,
     pub(crate) threads: usize,

@@ -29,9 +29,8 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     /// The engine's name in its tasks: a task is solved only by the engine that made it.
     fn name(&self) -> &'static str;
 
-    /// The kernel the counting runs on, on this processor; `None` for an engine that picks
-    /// its own instructions and takes no `--kernel`.
-    fn kernel(&self) -> Option<Kernel>;
+    /// The kernel the counting runs on, on this processor.
+    fn kernel(&self) -> Kernel;
 
     /// The deepest split the board allows.
     fn max_depth(&self) -> usize;

@@ -6,8 +6,9 @@ use std::fmt;
 /// bits 28 and 29 of a `u32` column mask.
 pub const MAX_LANE_N: usize = 28;
 
-/// Which backtracking kernel the methods that search board by board use. The counts (and
-/// the nodes) are the same on every kernel; only the speed differs.
+/// Which instruction set a count's inner loop runs on: the lanes of the backtracking
+/// search, or the join's bulk test of half-board pairs. The counts (and the nodes or pairs)
+/// are the same on every kernel; only the speed differs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
@@ -15,12 +16,14 @@ pub enum Kernel {
     /// The fastest this processor has for the board: AVX-512, else AVX2, else scalar.
     #[default]
     Auto,
-    /// Sixteen boards at a time in the lanes of AVX-512 registers (N <= 28).
+    /// AVX-512: sixteen boards at a time in the backtracking's lanes (N <= 28); 512 pairs
+    /// per table entry in the join, which also needs the vector popcount (VPOPCNTDQ).
     Avx512,
-    /// Eight boards at a time in the lanes of AVX2 registers (N <= 28).
+    /// AVX2: eight boards at a time in the backtracking's lanes (N <= 28); 256 pairs per
+    /// table entry in the join.
     Avx2,
-    /// One board at a time (with BMI1/BMI2 where the processor has them); any board, any
-    /// processor.
+    /// One board at a time (with BMI1/BMI2 where the processor has them), or 64 pairs per
+    /// `u64` in the join; any board, any processor.
     Scalar,
 }
 

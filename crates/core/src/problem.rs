@@ -78,8 +78,8 @@ impl Problem {
         Problem::build(self.method, Setup { width, ..self.setup })
     }
 
-    /// The same problem searched with the given backtracking kernel (the join, which has
-    /// its own, ignores it). A lane kernel the processor lacks, or one asked for a board
+    /// The same problem counted on the given kernel: the backtracking's lanes, or the
+    /// join's pair test. A kernel the processor lacks, or a lane kernel asked for a board
     /// above 28 rows, is refused with [`Error::Kernel`].
     pub fn with_kernel(&self, kernel: Kernel) -> Result<Problem, Error> {
         Problem::build(self.method, Setup { kernel, ..self.setup })
@@ -95,9 +95,9 @@ impl Problem {
         self.method
     }
 
-    /// The backtracking kernel the search runs on this processor: for [`Kernel::Auto`], the
-    /// widest lanes it has if the board fits them; `None` for the join, which has its own.
-    pub fn kernel(&self) -> Option<Kernel> {
+    /// The kernel the count runs on this processor: for [`Kernel::Auto`], the widest it has
+    /// (for backtracking, if the board fits the lanes).
+    pub fn kernel(&self) -> Kernel {
         self.engine.kernel()
     }
 

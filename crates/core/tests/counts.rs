@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use nqueens_core::{Counts, Error, Kernel, MaskWidth, Method, Problem, count};
 use nqueens_test_support::{
-    images, known_counts, permutation_solutions, processor_runs, say_refused,
+    images, known_counts, pair_test_runs, permutation_solutions, processor_runs, say_refused,
 };
 
 fn count_split(problem: &Problem, depth: usize) -> Counts {
@@ -16,10 +16,13 @@ fn count_split(problem: &Problem, depth: usize) -> Counts {
 /// `problem` on `kernel`, or `None` where this processor lacks the kernel, after checking
 /// that it is then refused. Whether it has the kernel is asked of the processor, not of the
 /// engines, so a kernel refused where it should run fails the test instead of skipping it.
-/// The join ignores the kernel, so it never refuses one.
 fn on_kernel(problem: &Problem, kernel: Kernel) -> Option<Problem> {
     let result = problem.with_kernel(kernel);
-    if processor_runs(kernel.name()) || problem.method() == Method::Join {
+    let runs = match problem.method() {
+        Method::Join => pair_test_runs(kernel.name()),
+        _ => processor_runs(kernel.name()),
+    };
+    if runs {
         let refused = |e| panic!("{kernel} was refused on a processor that has it: {e}");
         return Some(result.unwrap_or_else(refused));
     }
@@ -30,10 +33,11 @@ fn on_kernel(problem: &Problem, kernel: Kernel) -> Option<Problem> {
     None
 }
 
-/// Says which lane kernels a test left out, once [`on_kernel`] has checked their refusal.
+/// Says which vector kernels a test left out, once [`on_kernel`] has checked their refusal
+/// (the join's AVX-512 asks for more of the processor than the lanes' do).
 fn say_which_kernels_were_refused() {
     for kernel in [Kernel::Avx512, Kernel::Avx2] {
-        if !processor_runs(kernel.name()) {
+        if !processor_runs(kernel.name()) || !pair_test_runs(kernel.name()) {
             say_refused(kernel.name());
         }
     }
@@ -79,8 +83,8 @@ fn the_join_refuses_boards_it_cannot_split() {
 }
 
 #[test]
-fn both_kernels_agree_task_by_task_on_counts_and_nodes() {
-    for method in [Method::Plain, Method::Half, Method::Eightfold] {
+fn every_kernel_agrees_with_the_scalar_one_task_by_task_on_counts_and_nodes() {
+    for method in [Method::Plain, Method::Half, Method::Eightfold, Method::Join] {
         for n in 5..=14 {
             for depth in [0, 1, 3] {
                 let scalar = Problem::new(n, method).unwrap().with_kernel(Kernel::Scalar).unwrap();
@@ -96,6 +100,28 @@ fn both_kernels_agree_task_by_task_on_counts_and_nodes() {
                         );
                     }
                 }
+            }
+        }
+    }
+    say_which_kernels_were_refused();
+}
+
+#[test]
+fn every_kernel_matches_the_known_counts_for_both_parities() {
+    for (method, largest) in [(Method::Join, 16), (Method::Eightfold, 14)] {
+        for n in 1..=largest {
+            let (total, unique) = known_counts(n);
+            for kernel in [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512] {
+                let Some(problem) = on_kernel(&Problem::new(n, method).unwrap(), kernel) else {
+                    continue;
+                };
+                let depth = 2.min(problem.max_depth());
+                let outcome = problem.finish(&count_split(&problem, depth)).unwrap();
+                assert_eq!(
+                    (outcome.total, outcome.unique),
+                    (total, Some(unique)),
+                    "N = {n}, {method}, {kernel}"
+                );
             }
         }
     }

@@ -279,6 +279,26 @@ pub fn processor_runs(kernel: &str) -> bool {
     }
 }
 
+/// Whether this processor runs the join's pair test on `kernel`: as [`processor_runs`], but
+/// AVX-512 there also needs the byte, vector-length and vector popcount extensions.
+pub fn pair_test_runs(kernel: &str) -> bool {
+    match kernel {
+        "avx512" => processor_runs(kernel) && has_avx512_popcount(),
+        other => processor_runs(other),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx512_popcount() -> bool {
+    use std::arch::is_x86_feature_detected as has;
+    has!("avx512bw") && has!("avx512vl") && has!("avx512vpopcntdq")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn has_avx512_popcount() -> bool {
+    false
+}
+
 #[cfg(target_arch = "x86_64")]
 fn has_avx2() -> bool {
     use std::arch::is_x86_feature_detected as has;

@@ -190,11 +190,11 @@ impl Engine for Backtrack {
         "backtrack"
     }
 
-    fn kernel(&self) -> Option<Kernel> {
-        Some(match self.searcher {
+    fn kernel(&self) -> Kernel {
+        match self.searcher {
             Searcher::Scalar(_) => Kernel::Scalar,
             Searcher::Lanes(lanes) => lanes.kernel(),
-        })
+        }
     }
 
     /// Every task leaves at least the last row open.

@@ -7,6 +7,7 @@
 //! the chunk, the lanes that hold none of its bits. A query's compatible lanes are then the
 //! AND of one table entry per chunk, and their number one popcount.
 
+use crate::kernel::Kernel;
 use crate::simd::{Avx2, Avx512Popcnt};
 
 /// Lanes of one group, as words; aligned so that a group is one vector load.
@@ -55,12 +56,27 @@ pub(super) enum PairKernel {
 }
 
 impl PairKernel {
-    /// The widest kernel this processor runs.
-    pub(super) fn widest() -> PairKernel {
-        match (Avx512Popcnt::new(), Avx2::new()) {
-            (Some(avx512), _) => PairKernel::Avx512(avx512),
-            (None, Some(avx2)) => PairKernel::Avx2(avx2),
-            (None, None) => PairKernel::Scalar,
+    /// The pair test `kernel` names, if this processor runs it: for [`Kernel::Auto`], the
+    /// widest it has. AVX-512 here needs the vector popcount too.
+    pub(super) fn new(kernel: Kernel) -> Option<PairKernel> {
+        match kernel {
+            Kernel::Auto => Some(
+                PairKernel::new(Kernel::Avx512)
+                    .or_else(|| PairKernel::new(Kernel::Avx2))
+                    .unwrap_or(PairKernel::Scalar),
+            ),
+            Kernel::Avx512 => Avx512Popcnt::new().map(PairKernel::Avx512),
+            Kernel::Avx2 => Avx2::new().map(PairKernel::Avx2),
+            Kernel::Scalar => Some(PairKernel::Scalar),
+        }
+    }
+
+    /// The kernel's name.
+    pub(super) fn kernel(self) -> Kernel {
+        match self {
+            PairKernel::Avx512(_) => Kernel::Avx512,
+            PairKernel::Avx2(_) => Kernel::Avx2,
+            PairKernel::Scalar => Kernel::Scalar,
         }
     }
 

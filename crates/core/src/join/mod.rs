@@ -136,17 +136,21 @@ struct JoinTally {
 }
 
 impl Join {
-    pub(crate) fn new(n: usize) -> Result<Join, Error> {
+    /// The join of an `n`-board, its pairs tested on `kernel`; a kernel this processor
+    /// lacks is refused with [`Error::Kernel`].
+    pub(crate) fn new(n: usize, kernel: Kernel) -> Result<Join, Error> {
         if !(1..=MAX_JOIN_N).contains(&n) {
             return Err(Error::JoinSize { n, max: MAX_JOIN_N });
         }
+        let pairs =
+            PairKernel::new(kernel).ok_or(Error::Kernel { kernel, n, max_n: MAX_JOIN_N })?;
         let half = n / 2;
         let west = (1u64 << half) - 1;
         let east = ((1u64 << n) - 1) & !((1u64 << (n - half)) - 1);
         let rising = Span::of(n, |r, c| (r + c) as u32, west, east);
         let falling = Span::of(n, |r, c| (c + n - 1 - r) as u32, west, east);
         let centres = if n % 2 == 1 { canonical_centres(n) } else { Vec::new() };
-        Ok(Join { n, west, east, rising, falling, centres, pairs: PairKernel::widest() })
+        Ok(Join { n, west, east, rising, falling, centres, pairs })
     }
 
     /// Every task of `depth` decided rows, in a fixed order: on an odd board the centre
@@ -271,8 +275,8 @@ impl Engine for Join {
         "join"
     }
 
-    fn kernel(&self) -> Option<Kernel> {
-        None
+    fn kernel(&self) -> Kernel {
+        self.pairs.kernel()
     }
 
     fn max_depth(&self) -> usize {
@@ -694,7 +698,7 @@ mod tests {
     #[test]
     fn every_row_set_agrees_with_backtracking() {
         for n in 4..=12 {
-            let join = Join::new(n).unwrap();
+            let join = Join::new(n, Kernel::Auto).unwrap();
             let mut total = 0u128;
             for key in join.keys(join.most_decided()) {
                 let counted = join.solve_key(&key).unwrap().total;
@@ -723,10 +727,10 @@ mod tests {
 
     #[test]
     fn keys_that_are_not_tasks_are_refused() {
-        let even = Join::new(8).unwrap();
+        let even = Join::new(8, Kernel::Auto).unwrap();
         assert!(even.solve_key(&[2]).is_none());
         assert!(even.solve_key(&[0; 9]).is_none());
-        let odd = Join::new(9).unwrap();
+        let odd = Join::new(9, Kernel::Auto).unwrap();
         assert!(odd.solve_key(&[4]).is_none());
         assert!(odd.solve_key(&[4, 5]).is_none(), "not a centre placement a solution can hold");
         assert!(odd.solve_key(&[0, 0]).is_none(), "attacking middle queens");
