@@ -1,6 +1,7 @@
 //! Project automation: `cargo xtask <command>`. One command per file.
 
 mod bench;
+mod compare;
 mod host;
 mod measure;
 mod modules;
@@ -31,6 +32,10 @@ Commands:
           thread, against the C reference counters in DIR (seed_bitmask.c with and without
           half, eightfold.c), built with gcc -O3 -march=native and timed in turns; prints
           medians and ratios
+  compare --base REV [--runs 3] -- <nqueens arguments>
+          build REV in a worktree under target/compare (kept for the next time) and the
+          work tree, run both in turns, check they print the same counts, and print the
+          medians and current / base; appends to results/compare.json
   modules [--verbose]
           the modules of each crate and the ones each uses; fails on an import cycle
   tables  [--check]
@@ -54,6 +59,14 @@ fn run(args: Vec<String>) -> Result<(), String> {
         print!("{HELP}");
         return Ok(());
     };
+    // What follows `--` goes to the program a command runs, not to the command.
+    let (rest, passed) = match rest.iter().position(|arg| arg == "--") {
+        Some(at) => (&rest[..at], rest[at + 1..].to_vec()),
+        None => (rest, Vec::new()),
+    };
+    if !passed.is_empty() && command != "compare" {
+        return Err(format!("{command} takes no arguments after --"));
+    }
     let mut flags = Flags::parse(rest)?;
     match command.as_str() {
         "help" | "--help" | "-h" => {
@@ -96,6 +109,15 @@ fn run(args: Vec<String>) -> Result<(), String> {
             };
             flags.finish()?;
             peers.run()
+        }
+        "compare" => {
+            let compare = compare::Compare {
+                base: flags.take("--base").ok_or("compare needs --base REV")?,
+                runs: flags.number("--runs", 3)?.max(1),
+                args: passed,
+            };
+            flags.finish()?;
+            compare.run()
         }
         "modules" => {
             let verbose = flags.switch("--verbose");

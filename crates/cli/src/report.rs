@@ -119,7 +119,12 @@ impl CountReport {
             Some(_) => format!(" place={}", run.place_text()),
             None => String::new(),
         };
-        let (n, method, threads, elapsed) = (run.n, run.method, self.threads, self.elapsed_s);
+        let (n, threads, elapsed) = (run.n, self.threads, self.elapsed_s);
+        // Every figure names the kernel it ran on; old join reports have none.
+        let method = match self.kernel {
+            Some(kernel) => format!("{} kernel={kernel}", run.method),
+            None => run.method.to_string(),
+        };
         let line = match (self.unique, self.shard) {
             (Some(unique), _) => format!(
                 "N={n}{place} total={} unique={unique} method={method} threads={threads} \
@@ -139,12 +144,11 @@ impl CountReport {
         };
         let Some(stats) = self.stats else { return line };
         // The join's unit of work is a pair of half-boards tested, not a placement.
-        let unit = if run.method == Method::Join { "pair" } else { "node" };
-        let kernel = self.kernel.map(|k| format!(" kernel={k}")).unwrap_or_default();
+        let unit = if self.run.method == Method::Join { "pair" } else { "node" };
         let peak = stats
             .peak_memory_bytes
             .map(|bytes| format!(" peak_memory={}", memory::human(bytes)))
             .unwrap_or_default();
-        format!("{line}{kernel} {unit}s={} ns/{unit}={:.3}{peak}", stats.nodes, stats.ns_per_node)
+        format!("{line} {unit}s={} ns/{unit}={:.3}{peak}", stats.nodes, stats.ns_per_node)
     }
 }

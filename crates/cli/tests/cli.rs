@@ -35,12 +35,14 @@ fn nodes(value: &Value) -> u128 {
 
 #[test]
 fn count_prints_one_line_with_every_field() {
-    let output = nqueens(&["count", "8", "--threads", "1"]);
+    let output = nqueens(&["count", "8", "--threads", "1", "--kernel", "scalar"]);
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
     assert_eq!(text.lines().count(), 1);
     assert!(
-        text.starts_with("N=8 total=92 unique=12 method=eightfold threads=1 elapsed="),
+        text.starts_with(
+            "N=8 total=92 unique=12 method=eightfold kernel=scalar threads=1 elapsed="
+        ),
         "{text}"
     );
 }

@@ -86,11 +86,13 @@ fn ranks_running_static_shards_find_the_known_counts() {
 #[cfg(feature = "mpi")]
 #[test]
 fn the_text_output_is_that_of_count() {
-    let output = mpirun(2, &["count", "10", "--mpi", "--threads", "1"]);
+    let output = mpirun(2, &["count", "10", "--mpi", "--threads", "1", "--kernel", "scalar"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(
-        text.starts_with("N=10 total=724 unique=92 method=eightfold threads=2 elapsed="),
+        text.starts_with(
+            "N=10 total=724 unique=92 method=eightfold kernel=scalar threads=2 elapsed="
+        ),
         "{text}"
     );
     assert_eq!(text.lines().count(), 1);
