@@ -10,6 +10,8 @@
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
+use proptest::prelude::*;
+
 /// `(n, total, unique)` for every board in `testdata/known-counts.json`, read once.
 static KNOWN: LazyLock<Vec<(usize, u128, u128)>> = LazyLock::new(|| {
     let text = include_str!("../../../testdata/known-counts.json");
@@ -219,6 +221,24 @@ pub enum Damage {
 }
 
 impl Damage {
+    /// Damage of every kind, anywhere, with numbers replaced by one of `numbers`.
+    pub fn any(numbers: Vec<&'static str>) -> impl Strategy<Value = Damage> {
+        let number = prop::sample::select(numbers);
+        // Inserted bytes are ASCII, so that they reach the JSON parser; flipped ones leave it
+        // about half the time, which tests the refusal of text that is not UTF-8. A number
+        // replaced keeps the file JSON, the surest way past the parser to what checks the
+        // values, so it is drawn the most.
+        prop_oneof![
+            1 => any::<usize>().prop_map(|at| Damage::Truncate { at }),
+            1 => (any::<usize>(), 1..=u8::MAX).prop_map(|(at, bits)| Damage::Flip { at, bits }),
+            1 => (any::<usize>(), 1..16usize).prop_map(|(at, len)| Damage::Remove { at, len }),
+            1 => (any::<usize>(), prop::collection::vec(0..0x80u8, 1..8))
+                .prop_map(|(at, bytes)| Damage::Insert { at, bytes }),
+            3 => (any::<usize>(), number)
+                .prop_map(|(which, value)| Damage::Number { which, value: value.to_owned() }),
+        ]
+    }
+
     /// `file`, damaged; unchanged where there is nothing to damage (no bytes, no numbers).
     pub fn apply(&self, file: &[u8]) -> Vec<u8> {
         let mut bytes = file.to_vec();
