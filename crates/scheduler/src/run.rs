@@ -629,11 +629,20 @@ impl<R: Send + 'static, E: Send + 'static> WorkerPool<R, E> {
     }
 
     /// Waits for the workers of a run whose tasks are all done.
-    fn join(self) {
-        for worker in self.workers {
+    fn join(mut self) {
+        for worker in std::mem::take(&mut self.workers) {
             // A worker that reached here has sent every result; it cannot have panicked.
             let _ = worker.join();
         }
+    }
+}
+
+impl<R, E> Drop for WorkerPool<R, E> {
+    /// However the coordinator leaves (a failed checkpoint save or a panicking progress
+    /// callback included), no worker starts another task whose result nobody would take.
+    fn drop(&mut self) {
+        // Relaxed suffices: see "Memory ordering" in the module documentation.
+        self.quit.store(true, Ordering::Relaxed);
     }
 }
 
