@@ -115,13 +115,6 @@ impl Stats {
     }
 }
 
-/// `(total, unique)` from `testdata/known-counts.json`, if N is there. The counts are
-/// compiled in by `nqueens-test-support`, so this no longer fails; the `Result` is what its
-/// callers take.
-pub(crate) fn known_counts(n: usize) -> Result<Option<(u128, u128)>, String> {
-    Ok(nqueens_test_support::listed_counts(n))
-}
-
 /// A count from the binary's JSON output.
 pub(crate) fn field(output: &Value, name: &str) -> Result<u128, String> {
     output[name]
