@@ -7,13 +7,22 @@
 //! the chunk, the lanes that hold none of its bits. A query's compatible lanes are then the
 //! AND of one table entry per chunk, and their number one popcount.
 
-use crate::kernel::Kernel;
-use crate::simd::{Avx2, Avx512Popcnt};
+use std::ops::Range;
 
-/// Lanes of one group, as words; aligned so that a group is one vector load.
+use crate::kernel::Kernel;
+use crate::simd::{Avx2, Avx512Popcnt, Bmi};
+
+/// Lanes of one group, as words.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+struct Lanes<const W: usize>([u64; W]);
+
+/// One chunk's table: for every value of the chunk, the lanes that hold none of its bits.
+/// Aligned so that every entry of a vector's width is one aligned load, while the narrow
+/// tables stay a word per entry and so in the first-level cache.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
-struct Lanes<const W: usize>([u64; W]);
+struct Table<const W: usize>([Lanes<W>; ENTRIES]);
 
 /// The most table entries per chunk: chunks are at most 8 bits.
 const ENTRIES: usize = 256;
@@ -25,22 +34,55 @@ const WIDE_CHUNK: u32 = 6;
 
 /// The most bytes the tables of one lane width take: 11 chunks (62 bits in 6-bit chunks)
 /// of 256 entries of 64 bytes.
-pub(super) const MOST_TABLE_BYTES: usize = 11 * ENTRIES * size_of::<Lanes<8>>();
+pub(super) const MOST_TABLE_BYTES: usize = 11 * size_of::<Table<8>>();
 
-/// Tables reused from call to call.
+/// The most bits of the signatures that sort both lists into buckets. The buckets that can
+/// hold disjoint pairs are the pairs of keys with no bit in common, 3^k of the 4^k.
+const MOST_KEY_BITS: u32 = 10;
+
+/// Stored signatures per bucket, on average, below which one more key bit would cost more in
+/// half-empty groups of lanes and tables built for them than it saves in pairs skipped.
+const STORED_PER_BUCKET: usize = 64;
+
+/// Queries per bucket, on average, below which one more key bit would cost more in tables
+/// built for few queries than it saves.
+const QUERIES_PER_BUCKET: usize = 16;
+
+/// The bitsets of each list whose bits choose the key.
+const CROWDING_SAMPLE: usize = 256;
+
+/// Tables and buckets reused from call to call.
 #[derive(Default)]
 pub(super) struct Scratch {
-    narrow: Vec<[Lanes<1>; ENTRIES]>,
-    avx2: Vec<[Lanes<4>; ENTRIES]>,
-    avx512: Vec<[Lanes<8>; ENTRIES]>,
+    narrow: Vec<Table<1>>,
+    avx2: Vec<Table<4>>,
+    avx512: Vec<Table<8>>,
+    permutation: Permutation,
+    stored_starts: Vec<usize>,
+    query_starts: Vec<usize>,
+    unfilled: Vec<usize>,
+    compatible: Vec<Range<usize>>,
 }
 
 impl Scratch {
     pub(super) fn held_bytes(&self) -> usize {
-        self.narrow.capacity() * size_of::<[Lanes<1>; ENTRIES]>()
-            + self.avx2.capacity() * size_of::<[Lanes<4>; ENTRIES]>()
-            + self.avx512.capacity() * size_of::<[Lanes<8>; ENTRIES]>()
+        self.narrow.capacity() * size_of::<Table<1>>()
+            + self.avx2.capacity() * size_of::<Table<4>>()
+            + self.avx512.capacity() * size_of::<Table<8>>()
+            + self.permutation.tables.capacity() * size_of::<[u64; 256]>()
+            + (self.stored_starts.capacity()
+                + self.query_starts.capacity()
+                + self.unfilled.capacity())
+                * size_of::<usize>()
+            + self.compatible.capacity() * size_of::<Range<usize>>()
     }
+}
+
+/// What one call counted: the disjoint pairs, and the pairs its groups of lanes tested.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct PairCount {
+    pub(super) disjoint: u64,
+    pub(super) tested: u64,
 }
 
 /// What counts the pairs: the widest vectors this processor has, with the proof that it
@@ -81,78 +123,262 @@ impl PairKernel {
     }
 
     /// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for
-    /// bitsets below bit `bits`.
+    /// bitsets below bit `bits`. Both lists are reordered and rewritten in the count.
+    ///
+    /// Large lists are first sorted into buckets by the `k` bits that the most pairs hold
+    /// on both sides, and only the buckets whose keys have no bit in common meet: with
+    /// the bits the signatures crowd most, that skips most pairs (at N = 12 and 14, ten
+    /// bits leave 3 to 4 pairs in a hundred to test).
     pub(super) fn count(
+        self,
+        stored: &mut [u64],
+        queries: &mut [u64],
+        bits: u32,
+        scratch: &mut Scratch,
+    ) -> PairCount {
+        let key_bits = key_bits(stored.len(), queries.len(), bits);
+        if key_bits == 0 {
+            let every_query = 0..queries.len();
+            let runs = std::slice::from_ref(&every_query);
+            let disjoint = self.count_group(stored, queries, runs, bits, scratch);
+            return PairCount { disjoint, tested: (stored.len() * queries.len()) as u64 };
+        }
+        let key = crowded_bits(stored, queries, bits, key_bits);
+        let rest = bits - key_bits;
+        scratch.permutation.build(bits, &key);
+        for list in [&mut *stored, &mut *queries] {
+            for bitset in list.iter_mut() {
+                *bitset = scratch.permutation.apply(*bitset);
+            }
+        }
+        sort_by_key(stored, rest, key_bits, &mut scratch.stored_starts, &mut scratch.unfilled);
+        sort_by_key(queries, rest, key_bits, &mut scratch.query_starts, &mut scratch.unfilled);
+        let mut count = PairCount::default();
+        let keys = 1usize << key_bits;
+        for stored_key in 0..keys {
+            let group = scratch.stored_starts[stored_key]..scratch.stored_starts[stored_key + 1];
+            if group.is_empty() {
+                continue;
+            }
+            let mut compatible = std::mem::take(&mut scratch.compatible);
+            compatible.clear();
+            let free = !stored_key & (keys - 1);
+            // Every key within `free`, from the largest down, so that neighbouring buckets
+            // merge into one run of queries.
+            let mut query_key = free;
+            loop {
+                let bucket = scratch.query_starts[query_key]..scratch.query_starts[query_key + 1];
+                match compatible.last_mut() {
+                    Some(run) if run.start == bucket.end => run.start = bucket.start,
+                    _ if !bucket.is_empty() => compatible.push(bucket),
+                    _ => {}
+                }
+                if query_key == 0 {
+                    break;
+                }
+                query_key = (query_key - 1) & free;
+            }
+            let queried: usize = compatible.iter().map(ExactSizeIterator::len).sum();
+            if queried > 0 {
+                let group = &stored[group];
+                count.disjoint += self.count_group(group, queries, &compatible, rest, scratch);
+                count.tested += (group.len() * queried) as u64;
+            }
+            scratch.compatible = compatible;
+        }
+        count
+    }
+
+    /// The disjoint pairs of `stored` and the queries in `runs`, all below bit `bits`.
+    fn count_group(
         self,
         stored: &[u64],
         queries: &[u64],
+        runs: &[Range<usize>],
         bits: u32,
         scratch: &mut Scratch,
     ) -> u64 {
-        // A group of fewer than 64 lanes fills one word: wider vectors would test nothing more.
-        let kernel = if stored.len() > 64 { self } else { PairKernel::Scalar };
-        match kernel {
+        let lists = Lists { stored, queries, runs, bits };
+        match self {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `avx512` proves that the processor has every feature `count_avx512`
             // is compiled for.
-            PairKernel::Avx512(avx512) => unsafe {
-                count_avx512(avx512, stored, queries, bits, &mut scratch.avx512)
-            },
+            PairKernel::Avx512(avx512) => unsafe { count_avx512(avx512, lists, scratch) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `avx2` proves that the processor has every feature `count_avx2` is
             // compiled for.
-            PairKernel::Avx2(avx2) => unsafe {
-                count_avx2(avx2, stored, queries, bits, &mut scratch.avx2)
-            },
-            _ => by_chunks::<1, NARROW_CHUNK>((), stored, queries, bits, &mut scratch.narrow),
+            PairKernel::Avx2(avx2) => unsafe { count_avx2(avx2, lists, scratch) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `bmi` proves that the processor has every feature `count_popcnt` is
+            // compiled for.
+            _ if let Some(bmi) = Bmi::new() => unsafe { count_popcnt(bmi, lists, scratch) },
+            _ => by_chunks::<1, NARROW_CHUNK>((), lists, &mut scratch.narrow),
         }
     }
 }
 
-/// [`PairKernel::count`] compiled for AVX-512, so that the table building and the query
-/// loop inlined into it use its instructions.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1")]
-fn count_avx512(
-    avx512: Avx512Popcnt,
-    stored: &[u64],
-    queries: &[u64],
+/// The stored side of one group, and the runs of queries it meets.
+#[derive(Clone, Copy)]
+struct Lists<'a> {
+    stored: &'a [u64],
+    queries: &'a [u64],
+    runs: &'a [Range<usize>],
     bits: u32,
-    tables: &mut Vec<[Lanes<8>; ENTRIES]>,
-) -> u64 {
-    by_chunks::<8, WIDE_CHUNK>(avx512, stored, queries, bits, tables)
 }
 
-/// [`PairKernel::count`] compiled for AVX2, so that the table building and the query loop
-/// inlined into it use its instructions.
+/// How many key bits the buckets of lists this long pay for.
+fn key_bits(stored: usize, queries: usize, bits: u32) -> u32 {
+    let by_size = |len: usize, per_bucket: usize| (len / per_bucket).max(1).ilog2();
+    by_size(stored, STORED_PER_BUCKET)
+        .min(by_size(queries, QUERIES_PER_BUCKET))
+        .min(MOST_KEY_BITS)
+        .min(bits.saturating_sub(WIDE_CHUNK))
+}
+
+/// The `key_bits` bits that the most pairs of a stored and a query bitset both hold, most
+/// crowded first, judged from an even sample of each list: counting every bitset's bits
+/// would cost more than the pairs the better choice saves.
+fn crowded_bits(stored: &[u64], queries: &[u64], bits: u32, key_bits: u32) -> Vec<u32> {
+    let holding = |list: &[u64]| {
+        let mut held = [0u64; 64];
+        for &bitset in list.iter().step_by((list.len() / CROWDING_SAMPLE).max(1)) {
+            let mut rest = bitset;
+            while rest != 0 {
+                held[rest.trailing_zeros() as usize] += 1;
+                rest &= rest - 1;
+            }
+        }
+        held
+    };
+    let (stored, queries) = (holding(stored), holding(queries));
+    let mut order: Vec<u32> = (0..bits).collect();
+    order.sort_by_key(|&bit| {
+        std::cmp::Reverse(u128::from(stored[bit as usize]) * u128::from(queries[bit as usize]))
+    });
+    order.truncate(key_bits as usize);
+    order
+}
+
+/// A permutation of the bits of a `u64`, applied a byte at a time through tables.
+#[derive(Default)]
+struct Permutation {
+    tables: Vec<[u64; 256]>,
+}
+
+impl Permutation {
+    /// Moves `key` to the top of the `bits` bits, in its order, and the other bits below
+    /// them, in theirs.
+    fn build(&mut self, bits: u32, key: &[u32]) {
+        let rest = bits - key.len() as u32;
+        let mut target = [0u32; 64];
+        let mut next = 0;
+        for bit in 0..bits {
+            if let Some(place) = key.iter().position(|&k| k == bit) {
+                target[bit as usize] = rest + place as u32;
+            } else {
+                target[bit as usize] = next;
+                next += 1;
+            }
+        }
+        let bytes = bits.div_ceil(8) as usize;
+        self.tables.resize(bytes, [0; 256]);
+        for (byte, table) in self.tables.iter_mut().enumerate() {
+            for value in 1..256usize {
+                let bit = byte * 8 + value.trailing_zeros() as usize;
+                let moved = if bit < bits as usize { 1u64 << target[bit] } else { 0 };
+                table[value] = table[value & (value - 1)] | moved;
+            }
+        }
+    }
+
+    fn apply(&self, bitset: u64) -> u64 {
+        let mut moved = 0;
+        for (byte, table) in self.tables.iter().enumerate() {
+            moved |= table[(bitset >> (8 * byte)) as u8 as usize];
+        }
+        moved
+    }
+}
+
+/// Sorts `items` in place by their bits from `rest` up (`key_bits` of them) and clears
+/// those bits; `starts[key]..starts[key + 1]` is then the bucket of `key`.
+fn sort_by_key(
+    items: &mut [u64],
+    rest: u32,
+    key_bits: u32,
+    starts: &mut Vec<usize>,
+    unfilled: &mut Vec<usize>,
+) {
+    let keys = 1usize << key_bits;
+    starts.clear();
+    starts.resize(keys + 1, 0);
+    for &item in items.iter() {
+        starts[(item >> rest) as usize + 1] += 1;
+    }
+    for key in 0..keys {
+        starts[key + 1] += starts[key];
+    }
+    unfilled.clear();
+    unfilled.extend_from_slice(&starts[..keys]);
+    // Each item swapped into place is final, so every item moves at most once.
+    for key in 0..keys {
+        while unfilled[key] < starts[key + 1] {
+            let home = (items[unfilled[key]] >> rest) as usize;
+            items.swap(unfilled[key], unfilled[home]);
+            unfilled[home] += 1;
+        }
+    }
+    let mask = (1u64 << rest) - 1;
+    for item in items.iter_mut() {
+        *item &= mask;
+    }
+}
+
+/// [`PairKernel::count_group`] compiled for AVX-512, so that the table building and the
+/// query loop inlined into it use its instructions. A group too small to fill a vector is
+/// tested in a narrower one: wider vectors would test nothing more.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1")]
+fn count_avx512(avx512: Avx512Popcnt, lists: Lists<'_>, scratch: &mut Scratch) -> u64 {
+    match lists.stored.len() {
+        0..=64 => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
+        65..=256 => by_chunks::<4, WIDE_CHUNK>(avx512.avx2(), lists, &mut scratch.avx2),
+        _ => by_chunks::<8, WIDE_CHUNK>(avx512, lists, &mut scratch.avx512),
+    }
+}
+
+/// [`PairKernel::count_group`] compiled for AVX2, as [`count_avx512`] is for AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1")]
-fn count_avx2(
-    avx2: Avx2,
-    stored: &[u64],
-    queries: &[u64],
-    bits: u32,
-    tables: &mut Vec<[Lanes<4>; ENTRIES]>,
-) -> u64 {
-    by_chunks::<4, WIDE_CHUNK>(avx2, stored, queries, bits, tables)
+fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut Scratch) -> u64 {
+    match lists.stored.len() {
+        0..=64 => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
+        _ => by_chunks::<4, WIDE_CHUNK>(avx2, lists, &mut scratch.avx2),
+    }
+}
+
+/// [`PairKernel::count_group`] in plain `u64`s, compiled with the popcount instruction,
+/// which the scalar backtracking kernel uses as well.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1")]
+fn count_popcnt(_: Bmi, lists: Lists<'_>, scratch: &mut Scratch) -> u64 {
+    by_chunks::<1, NARROW_CHUNK>((), lists, &mut scratch.narrow)
 }
 
 /// Picks the copy of the loop with the right number of chunks unrolled.
 #[inline(always)]
 fn by_chunks<const W: usize, const CHUNK: u32>(
-    token: <Lanes<W> as Query>::Token,
-    stored: &[u64],
-    queries: &[u64],
-    bits: u32,
-    tables: &mut Vec<[Lanes<W>; ENTRIES]>,
+    token: <Table<W> as Query>::Token,
+    lists: Lists<'_>,
+    tables: &mut Vec<Table<W>>,
 ) -> u64
 where
-    Lanes<W>: Query,
+    Table<W>: Query,
 {
     macro_rules! unrolled {
         ($($chunks:literal)*) => {
-            match bits.div_ceil(CHUNK).max(1) {
-                $($chunks => in_groups::<W, CHUNK, $chunks>(token, stored, queries, tables),)*
+            match lists.bits.div_ceil(CHUNK).max(1) {
+                $($chunks => in_groups::<W, CHUNK, $chunks>(token, lists, tables),)*
                 _ => unreachable!("signatures have at most 62 bits"),
             }
         };
@@ -165,20 +391,19 @@ where
 /// every width.
 #[inline(always)]
 fn in_groups<const W: usize, const CHUNK: u32, const CHUNKS: usize>(
-    token: <Lanes<W> as Query>::Token,
-    stored: &[u64],
-    queries: &[u64],
-    tables: &mut Vec<[Lanes<W>; ENTRIES]>,
+    token: <Table<W> as Query>::Token,
+    lists: Lists<'_>,
+    tables: &mut Vec<Table<W>>,
 ) -> u64
 where
-    Lanes<W>: Query,
+    Table<W>: Query,
 {
     let entries = 1usize << CHUNK;
     if tables.len() < CHUNKS {
-        tables.resize(CHUNKS, [Lanes([0; W]); ENTRIES]);
+        tables.resize(CHUNKS, Table([Lanes([0; W]); ENTRIES]));
     }
     let mut found = 0u64;
-    for group in stored.chunks(64 * W) {
+    for group in lists.stored.chunks(64 * W) {
         // Chunks may run past the last bit, so there is room for a chunk's worth more.
         let mut occupied = [Lanes([0u64; W]); 64 + 8];
         let mut valid = Lanes([0u64; W]);
@@ -192,18 +417,21 @@ where
             }
         }
         for (chunk, table) in tables.iter_mut().take(CHUNKS).enumerate() {
-            table[0] = if chunk == 0 { valid } else { Lanes([!0; W]) };
+            table.0[0] = if chunk == 0 { valid } else { Lanes([!0; W]) };
             for value in 1..entries {
                 let bit = CHUNK as usize * chunk + value.trailing_zeros() as usize;
-                let mut lanes = table[value & (value - 1)];
+                let mut lanes = table.0[value & (value - 1)];
                 for (lane, taken) in lanes.0.iter_mut().zip(occupied[bit].0) {
                     *lane &= !taken;
                 }
-                table[value] = lanes;
+                table.0[value] = lanes;
             }
         }
         let tables: &[_; CHUNKS] = tables[..CHUNKS].try_into().expect("CHUNKS tables");
-        found += Lanes::<W>::count_free::<CHUNK, CHUNKS>(token, tables, queries);
+        for run in lists.runs {
+            let queries = &lists.queries[run.clone()];
+            found += Table::<W>::count_free::<CHUNK, CHUNKS>(token, tables, queries);
+        }
     }
     found
 }
@@ -217,18 +445,18 @@ trait Query: Sized {
 
     fn count_free<const CHUNK: u32, const CHUNKS: usize>(
         token: Self::Token,
-        tables: &[[Self; ENTRIES]; CHUNKS],
+        tables: &[Self; CHUNKS],
         queries: &[u64],
     ) -> u64;
 }
 
-impl Query for Lanes<1> {
+impl Query for Table<1> {
     /// Plain `u64` arithmetic, which every processor has.
     type Token = ();
 
     fn count_free<const CHUNK: u32, const CHUNKS: usize>(
         (): (),
-        tables: &[[Self; ENTRIES]; CHUNKS],
+        tables: &[Self; CHUNKS],
         queries: &[u64],
     ) -> u64 {
         let mask = (1u64 << CHUNK) - 1;
@@ -236,7 +464,7 @@ impl Query for Lanes<1> {
         for &query in queries {
             let mut free = !0u64;
             for (chunk, table) in tables.iter().enumerate() {
-                free &= table[((query >> (CHUNK as usize * chunk)) & mask) as usize].0[0];
+                free &= table.0[((query >> (CHUNK as usize * chunk)) & mask) as usize].0[0];
             }
             found += u64::from(free.count_ones());
         }
@@ -245,13 +473,13 @@ impl Query for Lanes<1> {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Query for Lanes<8> {
+impl Query for Table<8> {
     type Token = Avx512Popcnt;
 
     #[inline(always)]
     fn count_free<const CHUNK: u32, const CHUNKS: usize>(
         avx512: Avx512Popcnt,
-        tables: &[[Self; ENTRIES]; CHUNKS],
+        tables: &[Self; CHUNKS],
         queries: &[u64],
     ) -> u64 {
         // SAFETY: `avx512` proves that the processor has every feature `count_free_avx512`
@@ -261,13 +489,13 @@ impl Query for Lanes<8> {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Query for Lanes<4> {
+impl Query for Table<4> {
     type Token = Avx2;
 
     #[inline(always)]
     fn count_free<const CHUNK: u32, const CHUNKS: usize>(
         avx2: Avx2,
-        tables: &[[Self; ENTRIES]; CHUNKS],
+        tables: &[Self; CHUNKS],
         queries: &[u64],
     ) -> u64 {
         // SAFETY: `avx2` proves that the processor has every feature `count_free_avx2` is
@@ -283,18 +511,18 @@ impl Query for Lanes<4> {
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 fn count_free_avx512<const CHUNK: u32, const CHUNKS: usize>(
     _: Avx512Popcnt,
-    tables: &[[Lanes<8>; ENTRIES]; CHUNKS],
+    tables: &[Table<8>; CHUNKS],
     queries: &[u64],
 ) -> u64 {
     use std::arch::x86_64::*;
     let mask = (1u64 << CHUNK) - 1;
-    // SAFETY: `Lanes<8>` is 64 bytes aligned to 64, one whole vector.
+    // SAFETY: an entry of a `Table<8>` is 64 bytes aligned to 64, one whole vector.
     let load = |lanes: &Lanes<8>| unsafe { _mm512_load_si512((&raw const lanes.0).cast()) };
     let mut found = _mm512_setzero_si512();
     for &query in queries {
-        let mut free = load(&tables[0][(query & mask) as usize]);
+        let mut free = load(&tables[0].0[(query & mask) as usize]);
         for (chunk, table) in tables.iter().enumerate().skip(1) {
-            let entry = load(&table[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
+            let entry = load(&table.0[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
             free = _mm512_and_si512(free, entry);
         }
         found = _mm512_add_epi64(found, _mm512_popcnt_epi64(free));
@@ -307,25 +535,125 @@ fn count_free_avx512<const CHUNK: u32, const CHUNKS: usize>(
 #[target_feature(enable = "avx2,popcnt")]
 fn count_free_avx2<const CHUNK: u32, const CHUNKS: usize>(
     _: Avx2,
-    tables: &[[Lanes<4>; ENTRIES]; CHUNKS],
+    tables: &[Table<4>; CHUNKS],
     queries: &[u64],
 ) -> u64 {
     use std::arch::x86_64::*;
     let mask = (1u64 << CHUNK) - 1;
-    // SAFETY: `Lanes<4>` is 32 bytes aligned to 64, one whole vector.
+    // SAFETY: an entry of a `Table<4>` is 32 bytes aligned to 32, one whole vector.
     let load = |lanes: &Lanes<4>| unsafe { _mm256_load_si256((&raw const lanes.0).cast()) };
-    let mut found = 0u64;
-    for &query in queries {
-        let mut free = load(&tables[0][(query & mask) as usize]);
-        for (chunk, table) in tables.iter().enumerate().skip(1) {
-            let entry = load(&table[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
-            free = _mm256_and_si256(free, entry);
+    // AVX2 has no vector popcount: each byte's is looked up by nibbles with a byte
+    // shuffle, and the bytes' counts summed in place for as many queries as a byte can
+    // hold (8 each) before they are widened.
+    let nibble = _mm256_set1_epi8(0x0f);
+    let ones = _mm256_setr_epi8(
+        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
+        3, 4,
+    );
+    let mut found = _mm256_setzero_si256();
+    for block in queries.chunks(31) {
+        let mut bytes = _mm256_setzero_si256();
+        for &query in block {
+            let mut free = load(&tables[0].0[(query & mask) as usize]);
+            for (chunk, table) in tables.iter().enumerate().skip(1) {
+                let entry = load(&table.0[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
+                free = _mm256_and_si256(free, entry);
+            }
+            let low = _mm256_shuffle_epi8(ones, _mm256_and_si256(free, nibble));
+            let high =
+                _mm256_shuffle_epi8(ones, _mm256_and_si256(_mm256_srli_epi16::<4>(free), nibble));
+            bytes = _mm256_add_epi8(bytes, _mm256_add_epi8(low, high));
         }
-        // AVX2 has no vector popcount; four scalar ones keep up with the loads.
-        found += u64::from((_mm256_extract_epi64::<0>(free) as u64).count_ones())
-            + u64::from((_mm256_extract_epi64::<1>(free) as u64).count_ones())
-            + u64::from((_mm256_extract_epi64::<2>(free) as u64).count_ones())
-            + u64::from((_mm256_extract_epi64::<3>(free) as u64).count_ones());
+        found = _mm256_add_epi64(found, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
     }
-    found
+    let mut words = [0u64; 4];
+    // SAFETY: `words` is 32 bytes, one whole vector; the store needs no alignment.
+    unsafe { _mm256_storeu_si256((&raw mut words).cast(), found) };
+    words.iter().sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bitsets of `bits` bits, each bit set with a probability of `per_mille` / 1000 and
+    /// the lower bits more crowded, as the central diagonals are, from a fixed seed.
+    fn bitsets(len: usize, bits: u32, per_mille: u64, seed: u64) -> Vec<u64> {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..len)
+            .map(|_| {
+                (0..bits)
+                    .filter(|&bit| next() % 1000 < per_mille + u64::from(bits - bit) * 8)
+                    .fold(0u64, |set, bit| set | 1 << bit)
+            })
+            .collect()
+    }
+
+    fn kernels() -> Vec<PairKernel> {
+        [Kernel::Avx512, Kernel::Avx2, Kernel::Scalar]
+            .into_iter()
+            .filter_map(PairKernel::new)
+            .collect()
+    }
+
+    #[test]
+    fn every_kernel_counts_the_disjoint_pairs_with_and_without_buckets() {
+        for (stored_len, query_len, bits, per_mille) in
+            [(3, 5, 4, 300), (70, 900, 20, 250), (600, 2000, 38, 200), (5000, 3000, 30, 150)]
+        {
+            let stored = bitsets(stored_len, bits, per_mille, 7);
+            let queries = bitsets(query_len, bits, per_mille, 11);
+            let expected = stored
+                .iter()
+                .map(|&s| queries.iter().filter(|&&q| s & q == 0).count() as u64)
+                .sum::<u64>();
+            assert!(expected > 0, "the lists should have some disjoint pairs");
+            for kernel in kernels() {
+                let mut scratch = Scratch::default();
+                let (mut s, mut q) = (stored.clone(), queries.clone());
+                let count = kernel.count(&mut s, &mut q, bits, &mut scratch);
+                assert_eq!(count.disjoint, expected, "{kernel:?}, {stored_len} x {query_len}");
+                assert!(count.tested <= (stored_len * query_len) as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn large_lists_are_bucketed_and_skip_most_pairs() {
+        assert_eq!(key_bits(3, 5, 4), 0);
+        assert!(key_bits(5000, 3000, 30) >= 5);
+        let mut stored = bitsets(5000, 30, 150, 3);
+        let mut queries = bitsets(3000, 30, 150, 5);
+        let count =
+            PairKernel::Scalar.count(&mut stored, &mut queries, 30, &mut Scratch::default());
+        assert!(count.tested < 5000 * 3000 / 2, "{count:?}");
+    }
+
+    #[test]
+    fn the_bucket_sort_keeps_every_item_and_groups_them_by_key() {
+        let mut permutation = Permutation::default();
+        permutation.build(20, &[3, 17, 0]);
+        assert_eq!(permutation.apply(1 << 3), 1 << 17);
+        assert_eq!(permutation.apply(1 << 0), 1 << 19);
+        assert_eq!(permutation.apply(1 << 1), 1 << 0);
+        assert_eq!(permutation.apply(1 << 19), 1 << 16);
+        let original = bitsets(1000, 12, 300, 9);
+        let mut items = original.clone();
+        let (mut starts, mut unfilled) = (Vec::new(), Vec::new());
+        sort_by_key(&mut items, 8, 4, &mut starts, &mut unfilled);
+        for key in 0..16 {
+            let mut bucket: Vec<u64> =
+                original.iter().filter(|&&x| x >> 8 == key).map(|x| x & 0xff).collect();
+            let mut sorted = items[starts[key as usize]..starts[key as usize + 1]].to_vec();
+            bucket.sort_unstable();
+            sorted.sort_unstable();
+            assert_eq!(bucket, sorted, "key {key}");
+        }
+    }
 }
