@@ -83,7 +83,7 @@ fn the_join_refuses_boards_it_cannot_split() {
 }
 
 #[test]
-fn every_kernel_agrees_with_the_scalar_one_task_by_task_on_counts_and_nodes() {
+fn every_kernel_agrees_with_the_scalar_one_task_by_task() {
     for method in [Method::Plain, Method::Half, Method::Eightfold, Method::Join] {
         for n in 5..=14 {
             for depth in [0, 1, 3] {
@@ -91,9 +91,12 @@ fn every_kernel_agrees_with_the_scalar_one_task_by_task_on_counts_and_nodes() {
                 for kernel in [Kernel::Avx512, Kernel::Avx2] {
                     let Some(lanes) = on_kernel(&scalar, kernel) else { continue };
                     for task in lanes.tasks(depth).unwrap() {
+                        // The join's buckets pay off at different sizes for different
+                        // widths of lanes, so it tests different numbers of pairs.
+                        let count_nodes = method != Method::Join;
                         assert_eq!(
-                            lanes.solve(&task, true),
-                            scalar.solve(&task, true),
+                            lanes.solve(&task, count_nodes),
+                            scalar.solve(&task, count_nodes),
                             "N = {n}, {method}, {:?}, task {:?}",
                             lanes.kernel(),
                             task.key()

@@ -40,13 +40,17 @@ pub(super) const MOST_TABLE_BYTES: usize = 11 * size_of::<Table<8>>();
 /// hold disjoint pairs are the pairs of keys with no bit in common, 3^k of the 4^k.
 const MOST_KEY_BITS: u32 = 10;
 
-/// Stored signatures per bucket, on average, below which one more key bit would cost more in
-/// half-empty groups of lanes and tables built for them than it saves in pairs skipped.
-const STORED_PER_BUCKET: usize = 64;
+/// What building a group's tables costs, in queries tested against the group: a key bit
+/// that splits groups pays only if the queries it skips outweigh the tables it adds.
+const TABLES_IN_QUERIES: f64 = 48.0;
 
-/// Queries per bucket, on average, below which one more key bit would cost more in tables
-/// built for few queries than it saves.
-const QUERIES_PER_BUCKET: usize = 16;
+/// What sorting one bitset into its bucket costs, in queries tested against a group.
+const SORT_IN_QUERIES: f64 = 1.0;
+
+/// What looking at one pair of buckets costs, in queries tested against a group: with `k`
+/// key bits, each of the 2^k stored buckets looks at the 2^(k - ones) query buckets its key
+/// leaves free, 3^k in all.
+const BUCKET_PAIR_IN_QUERIES: f64 = 0.25;
 
 /// The bitsets of each list whose bits choose the key.
 const CROWDING_SAMPLE: usize = 256;
@@ -136,14 +140,14 @@ impl PairKernel {
         bits: u32,
         scratch: &mut Scratch,
     ) -> PairCount {
-        let key_bits = key_bits(stored.len(), queries.len(), bits);
-        if key_bits == 0 {
+        let key = self.key(stored, queries, bits);
+        if key.is_empty() {
             let every_query = 0..queries.len();
             let runs = std::slice::from_ref(&every_query);
             let disjoint = self.count_group(stored, queries, runs, bits, scratch);
             return PairCount { disjoint, tested: (stored.len() * queries.len()) as u64 };
         }
-        let key = crowded_bits(stored, queries, bits, key_bits);
+        let key_bits = key.len() as u32;
         let rest = bits - key_bits;
         scratch.permutation.build(bits, &key);
         for list in [&mut *stored, &mut *queries] {
@@ -226,37 +230,68 @@ struct Lists<'a> {
     bits: u32,
 }
 
-/// How many key bits the buckets of lists this long pay for.
-fn key_bits(stored: usize, queries: usize, bits: u32) -> u32 {
-    let by_size = |len: usize, per_bucket: usize| (len / per_bucket).max(1).ilog2();
-    by_size(stored, STORED_PER_BUCKET)
-        .min(by_size(queries, QUERIES_PER_BUCKET))
-        .min(MOST_KEY_BITS)
-        .min(bits.saturating_sub(WIDE_CHUNK))
-}
+impl PairKernel {
+    /// The stored bitsets one group of lanes holds.
+    fn lanes(self) -> usize {
+        match self {
+            PairKernel::Avx512(_) => 512,
+            PairKernel::Avx2(_) => 256,
+            PairKernel::Scalar => 64,
+        }
+    }
 
-/// The `key_bits` bits that the most pairs of a stored and a query bitset both hold, most
-/// crowded first, judged from an even sample of each list: counting every bitset's bits
-/// would cost more than the pairs the better choice saves.
-fn crowded_bits(stored: &[u64], queries: &[u64], bits: u32, key_bits: u32) -> Vec<u32> {
-    let holding = |list: &[u64]| {
-        let mut held = [0u64; 64];
-        for &bitset in list.iter().step_by((list.len() / CROWDING_SAMPLE).max(1)) {
-            let mut rest = bitset;
-            while rest != 0 {
-                held[rest.trailing_zeros() as usize] += 1;
-                rest &= rest - 1;
+    /// The bits that sort both lists into buckets, the most crowded first: the bits that
+    /// the most pairs of a stored and a query bitset both hold, judged from an even sample
+    /// of each list (counting every bitset's bits would cost more than the better choice
+    /// saves), as many as pay for themselves. Each bit halves the buckets and skips the
+    /// pairs that both hold it, a share the sample tells; once buckets are smaller than a
+    /// group of lanes, each bit also doubles the groups whose tables are built.
+    fn key(self, stored: &[u64], queries: &[u64], bits: u32) -> Vec<u32> {
+        // One group's worth split into buckets is as many groups as buckets, each tested
+        // against the queries of the buckets it meets: what the key skips, the extra
+        // groups spend again.
+        if stored.len() <= self.lanes() {
+            return Vec::new();
+        }
+        let share_holding = |list: &[u64]| {
+            let mut held = [0u32; 64];
+            let mut sampled = 0u32;
+            for &bitset in list.iter().step_by((list.len() / CROWDING_SAMPLE).max(1)) {
+                sampled += 1;
+                let mut rest = bitset;
+                while rest != 0 {
+                    held[rest.trailing_zeros() as usize] += 1;
+                    rest &= rest - 1;
+                }
+            }
+            held.map(|held| f64::from(held) / f64::from(sampled.max(1)))
+        };
+        let (stored_share, query_share) = (share_holding(stored), share_holding(queries));
+        let clashing = |bit: u32| stored_share[bit as usize] * query_share[bit as usize];
+        let mut order: Vec<u32> = (0..bits).collect();
+        order.sort_by(|&a, &b| clashing(b).total_cmp(&clashing(a)));
+        let whole = stored.len().div_ceil(self.lanes()) as f64;
+        let sorted = (stored.len() + queries.len()) as f64 * SORT_IN_QUERIES;
+        let cost = |key_bits: u32, compatible: f64| {
+            let groups = whole.max(f64::from(1u32 << key_bits));
+            let bucket_pairs = f64::from(3u32.pow(key_bits)) * BUCKET_PAIR_IN_QUERIES;
+            groups * (TABLES_IN_QUERIES + compatible * queries.len() as f64)
+                + bucket_pairs
+                + if key_bits > 0 { sorted } else { 0.0 }
+        };
+        let (mut best, mut best_cost) = (0, cost(0, 1.0));
+        let mut compatible = 1.0;
+        let most = MOST_KEY_BITS.min(bits.saturating_sub(WIDE_CHUNK));
+        for (key_bits, &bit) in (1..=most).zip(&order) {
+            compatible *= 1.0 - clashing(bit);
+            let cost = cost(key_bits, compatible);
+            if cost < best_cost {
+                (best, best_cost) = (key_bits as usize, cost);
             }
         }
-        held
-    };
-    let (stored, queries) = (holding(stored), holding(queries));
-    let mut order: Vec<u32> = (0..bits).collect();
-    order.sort_by_key(|&bit| {
-        std::cmp::Reverse(u128::from(stored[bit as usize]) * u128::from(queries[bit as usize]))
-    });
-    order.truncate(key_bits as usize);
-    order
+        order.truncate(best);
+        order
+    }
 }
 
 /// A permutation of the bits of a `u64`, applied a byte at a time through tables.
@@ -626,8 +661,6 @@ mod tests {
 
     #[test]
     fn large_lists_are_bucketed_and_skip_most_pairs() {
-        assert_eq!(key_bits(3, 5, 4), 0);
-        assert!(key_bits(5000, 3000, 30) >= 5);
         let mut stored = bitsets(5000, 30, 150, 3);
         let mut queries = bitsets(3000, 30, 150, 5);
         let count =
