@@ -55,6 +55,9 @@ const BUCKET_PAIR_IN_QUERIES: f64 = 0.25;
 /// The bitsets of each list whose bits choose the key.
 const CROWDING_SAMPLE: usize = 256;
 
+/// The fewest queries times groups of stored lanes for which a key is worth choosing.
+const FEWEST_GROUP_QUERIES: usize = 1 << 14;
+
 /// Tables and buckets reused from call to call.
 #[derive(Default)]
 pub(super) struct Scratch {
@@ -251,6 +254,11 @@ impl PairKernel {
         // against the queries of the buckets it meets: what the key skips, the extra
         // groups spend again.
         if stored.len() <= self.lanes() {
+            return Vec::new();
+        }
+        // Choosing looks at up to twice CROWDING_SAMPLE bitsets, bit by bit: lists with few
+        // groups' worth of queries (the many small row sets of odd boards) cannot win it back.
+        if stored.len().div_ceil(self.lanes()) * queries.len() < FEWEST_GROUP_QUERIES {
             return Vec::new();
         }
         let share_holding = |list: &[u64]| {
