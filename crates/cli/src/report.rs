@@ -16,8 +16,8 @@ pub(crate) struct CountReport {
     /// What was counted: board, method, placement, split, task list and engine version.
     #[serde(flatten)]
     pub(crate) run: RunIdentity,
-    /// The kernel that ran (backtracking tasks with fewer than three open rows, and join
-    /// row sets with at most 64 half-boards on the smaller side, run on the scalar kernel,
+    /// The kernel that ran (backtracking tasks with fewer than three open rows run on the
+    /// scalar kernel, and the join tests buckets of at most 64 half-boards in one word,
     /// which is as fast there); absent only in join reports written before the join took a
     /// kernel.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -129,6 +129,74 @@ impl PairKernel {
         }
     }
 
+    /// The stored bitsets one group of lanes holds.
+    fn lanes(self) -> usize {
+        match self {
+            PairKernel::Avx512(_) => 512,
+            PairKernel::Avx2(_) => 256,
+            PairKernel::Scalar => 64,
+        }
+    }
+
+    /// The bits that sort both lists into buckets, the most crowded first: the bits that
+    /// the most pairs of a stored and a query bitset both hold, judged from an even sample
+    /// of each list (counting every bitset's bits would cost more than the better choice
+    /// saves), as many as pay for themselves. Each bit halves the buckets and skips the
+    /// pairs that both hold it, a share the sample tells; once buckets are smaller than a
+    /// group of lanes, each bit also doubles the groups whose tables are built.
+    fn key(self, stored: &[u64], queries: &[u64], bits: u32) -> Vec<u32> {
+        // One group's worth split into buckets is as many groups as buckets, each tested
+        // against the queries of the buckets it meets: what the key skips, the extra
+        // groups spend again.
+        if stored.len() <= self.lanes() {
+            return Vec::new();
+        }
+        // Choosing looks at up to twice CROWDING_SAMPLE bitsets, bit by bit: lists with few
+        // groups' worth of queries (the many small row sets of odd boards) cannot win it back.
+        let groups = stored.len().div_ceil(self.lanes());
+        if groups * queries.len() < FEWEST_GROUP_QUERIES {
+            return Vec::new();
+        }
+        let share_holding = |list: &[u64]| {
+            let mut held = [0u32; 64];
+            let mut sampled = 0u32;
+            for &bitset in list.iter().step_by((list.len() / CROWDING_SAMPLE).max(1)) {
+                sampled += 1;
+                let mut rest = bitset;
+                while rest != 0 {
+                    held[rest.trailing_zeros() as usize] += 1;
+                    rest &= rest - 1;
+                }
+            }
+            held.map(|held| f64::from(held) / f64::from(sampled.max(1)))
+        };
+        let (stored_share, query_share) = (share_holding(stored), share_holding(queries));
+        let clashing = |bit: u32| stored_share[bit as usize] * query_share[bit as usize];
+        let mut order: Vec<u32> = (0..bits).collect();
+        order.sort_by(|&a, &b| clashing(b).total_cmp(&clashing(a)));
+        let whole = groups as f64;
+        let sorted = (stored.len() + queries.len()) as f64 * SORT_IN_QUERIES;
+        let cost = |key_bits: u32, compatible: f64| {
+            let groups = whole.max(f64::from(1u32 << key_bits));
+            let bucket_pairs = f64::from(3u32.pow(key_bits)) * BUCKET_PAIR_IN_QUERIES;
+            groups * (TABLES_IN_QUERIES + compatible * queries.len() as f64)
+                + bucket_pairs
+                + if key_bits > 0 { sorted } else { 0.0 }
+        };
+        let (mut best, mut best_cost) = (0, cost(0, 1.0));
+        let mut compatible = 1.0;
+        let most = MOST_KEY_BITS.min(bits.saturating_sub(WIDE_CHUNK));
+        for (key_bits, &bit) in (1..=most).zip(&order) {
+            compatible *= 1.0 - clashing(bit);
+            let cost = cost(key_bits, compatible);
+            if cost < best_cost {
+                (best, best_cost) = (key_bits as usize, cost);
+            }
+        }
+        order.truncate(best);
+        order
+    }
+
     /// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for
     /// bitsets below bit `bits`. Both lists are reordered and rewritten in the count.
     ///
@@ -162,12 +230,13 @@ impl PairKernel {
         sort_by_key(queries, rest, key_bits, &mut scratch.query_starts, &mut scratch.unfilled);
         let mut count = PairCount::default();
         let keys = 1usize << key_bits;
+        // Out of `scratch` for the loop, since counting a group borrows the rest of it.
+        let mut compatible = std::mem::take(&mut scratch.compatible);
         for stored_key in 0..keys {
             let group = scratch.stored_starts[stored_key]..scratch.stored_starts[stored_key + 1];
             if group.is_empty() {
                 continue;
             }
-            let mut compatible = std::mem::take(&mut scratch.compatible);
             compatible.clear();
             let free = !stored_key & (keys - 1);
             // Every key within `free`, from the largest down, so that neighbouring buckets
@@ -191,8 +260,8 @@ impl PairKernel {
                 count.disjoint += self.count_group(group, queries, &compatible, rest, scratch);
                 count.tested += (group.len() * queried) as u64;
             }
-            scratch.compatible = compatible;
         }
+        scratch.compatible = compatible;
         count
     }
 
@@ -231,75 +300,6 @@ struct Lists<'a> {
     queries: &'a [u64],
     runs: &'a [Range<usize>],
     bits: u32,
-}
-
-impl PairKernel {
-    /// The stored bitsets one group of lanes holds.
-    fn lanes(self) -> usize {
-        match self {
-            PairKernel::Avx512(_) => 512,
-            PairKernel::Avx2(_) => 256,
-            PairKernel::Scalar => 64,
-        }
-    }
-
-    /// The bits that sort both lists into buckets, the most crowded first: the bits that
-    /// the most pairs of a stored and a query bitset both hold, judged from an even sample
-    /// of each list (counting every bitset's bits would cost more than the better choice
-    /// saves), as many as pay for themselves. Each bit halves the buckets and skips the
-    /// pairs that both hold it, a share the sample tells; once buckets are smaller than a
-    /// group of lanes, each bit also doubles the groups whose tables are built.
-    fn key(self, stored: &[u64], queries: &[u64], bits: u32) -> Vec<u32> {
-        // One group's worth split into buckets is as many groups as buckets, each tested
-        // against the queries of the buckets it meets: what the key skips, the extra
-        // groups spend again.
-        if stored.len() <= self.lanes() {
-            return Vec::new();
-        }
-        // Choosing looks at up to twice CROWDING_SAMPLE bitsets, bit by bit: lists with few
-        // groups' worth of queries (the many small row sets of odd boards) cannot win it back.
-        if stored.len().div_ceil(self.lanes()) * queries.len() < FEWEST_GROUP_QUERIES {
-            return Vec::new();
-        }
-        let share_holding = |list: &[u64]| {
-            let mut held = [0u32; 64];
-            let mut sampled = 0u32;
-            for &bitset in list.iter().step_by((list.len() / CROWDING_SAMPLE).max(1)) {
-                sampled += 1;
-                let mut rest = bitset;
-                while rest != 0 {
-                    held[rest.trailing_zeros() as usize] += 1;
-                    rest &= rest - 1;
-                }
-            }
-            held.map(|held| f64::from(held) / f64::from(sampled.max(1)))
-        };
-        let (stored_share, query_share) = (share_holding(stored), share_holding(queries));
-        let clashing = |bit: u32| stored_share[bit as usize] * query_share[bit as usize];
-        let mut order: Vec<u32> = (0..bits).collect();
-        order.sort_by(|&a, &b| clashing(b).total_cmp(&clashing(a)));
-        let whole = stored.len().div_ceil(self.lanes()) as f64;
-        let sorted = (stored.len() + queries.len()) as f64 * SORT_IN_QUERIES;
-        let cost = |key_bits: u32, compatible: f64| {
-            let groups = whole.max(f64::from(1u32 << key_bits));
-            let bucket_pairs = f64::from(3u32.pow(key_bits)) * BUCKET_PAIR_IN_QUERIES;
-            groups * (TABLES_IN_QUERIES + compatible * queries.len() as f64)
-                + bucket_pairs
-                + if key_bits > 0 { sorted } else { 0.0 }
-        };
-        let (mut best, mut best_cost) = (0, cost(0, 1.0));
-        let mut compatible = 1.0;
-        let most = MOST_KEY_BITS.min(bits.saturating_sub(WIDE_CHUNK));
-        for (key_bits, &bit) in (1..=most).zip(&order) {
-            compatible *= 1.0 - clashing(bit);
-            let cost = cost(key_bits, compatible);
-            if cost < best_cost {
-                (best, best_cost) = (key_bits as usize, cost);
-            }
-        }
-        order.truncate(best);
-        order
-    }
 }
 
 /// A permutation of the bits of a `u64`, applied a byte at a time through tables.
