@@ -54,8 +54,10 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "KERNEL", default_value = "auto", value_parser = parse_kernel)]
     pub(crate) kernel: Kernel,
 
-    /// Refuse up front a count that would need more memory than this, in bytes or with a
-    /// K, M, G or T suffix (powers of 1024) [default: 3/4 of the machine's memory].
+    /// Hold at most this much memory, in bytes or with a K, M, G or T suffix (powers of
+    /// 1024): the join holds at most 1.5 GiB per thread, less where this asks for less (at
+    /// least 4 MiB), counting row sets too large for that in pieces; a count that needs more
+    /// is refused up front [default: 3/4 of the machine's memory].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) max_memory: Option<u64>,
 

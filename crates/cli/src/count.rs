@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use nqueens_core::{Counts, Problem, Task};
+use nqueens_core::{Counts, MIN_JOIN_MEMORY, Problem, Task};
 use nqueens_scheduler::{Finish, Runner, Shard};
 
 use crate::cli::CountArgs;
@@ -24,8 +24,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         Some(threads) => threads.get(),
         None => std::thread::available_parallelism().map_or(1, |t| t.get()),
     };
-    let problem = spec::problem(&args)?;
-    check_memory(&problem, threads, args.max_memory)?;
+    let problem = check_memory(spec::problem(&args)?, threads, args.max_memory)?;
     if args.mpi {
         return crate::mpi::run(&args, problem, threads);
     }
@@ -98,20 +97,40 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
 /// Share of the machine's memory a count may plan to use when `--max-memory` is not given.
 const DEFAULT_MEMORY_SHARE: f64 = 0.75;
 
-/// Refuses a count whose method needs more memory, with this many threads, than allowed.
-fn check_memory(problem: &Problem, threads: usize, max_memory: Option<u64>) -> anyhow::Result<()> {
+/// The problem with its memory per thread lowered to fit the limit where the method can
+/// count in less (the join, down to [`MIN_JOIN_MEMORY`]), or an error for a count that
+/// still needs more, with this many threads, than allowed.
+fn check_memory(
+    problem: Problem,
+    threads: usize,
+    max_memory: Option<u64>,
+) -> anyhow::Result<Problem> {
     let (limit, source) = match max_memory {
         Some(limit) => (limit, "--max-memory"),
         None => match memory::machine_bytes() {
             Some(machine) => {
                 ((machine as f64 * DEFAULT_MEMORY_SHARE) as u64, "3/4 of this machine")
             }
-            None => return Ok(()),
+            None => return Ok(problem),
         },
     };
     let per_thread_limit = limit / threads as u64;
-    let Some(per_thread) = problem.bytes_per_thread(per_thread_limit)? else { return Ok(()) };
+    let problem = if (MIN_JOIN_MEMORY..problem.memory_per_thread()).contains(&per_thread_limit) {
+        problem.with_memory_per_thread(per_thread_limit)?
+    } else {
+        problem
+    };
+    let Some(mut per_thread) = problem.bytes_per_thread(per_thread_limit)? else {
+        return Ok(problem);
+    };
     if per_thread > per_thread_limit {
+        if per_thread_limit < MIN_JOIN_MEMORY {
+            // The probe stopped at the limit; the least that does is the whole row set or
+            // the smallest budget, whichever is less.
+            per_thread = problem
+                .bytes_per_thread(MIN_JOIN_MEMORY)?
+                .map_or(per_thread, |need| need.min(MIN_JOIN_MEMORY));
+        }
         // The probe stops once past the limit, so its figure is a lower bound.
         bail!(
             "N = {} with the {} method needs at least {} per thread, {} for {threads} threads, \
@@ -124,7 +143,15 @@ fn check_memory(problem: &Problem, threads: usize, max_memory: Option<u64>) -> a
             memory::human(limit),
         );
     }
-    Ok(())
+    if per_thread == problem.memory_per_thread() {
+        eprintln!(
+            "nqueens: note: N = {} holds more half-boards than fit in {} per thread, so its \
+             largest row sets are counted in pieces (slower; --max-memory sets the room)",
+            problem.n(),
+            memory::human(per_thread),
+        );
+    }
+    Ok(problem)
 }
 
 fn resume_hint(checkpoint: Option<&Path>) -> String {

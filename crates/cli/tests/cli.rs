@@ -75,6 +75,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["count", "8", "--method", "join", "--depth", "9"], "between 0 and 8"),
         (&["count", "33", "--method", "join"], "the join method counts boards up to N = 32"),
         (&["count", "18", "--method", "join", "--max-memory", "1M"], "than the 1.0 MiB allowed"),
+        (&["count", "24", "--threads", "2", "--max-memory", "2M"], "at least 4.0 MiB per thread"),
         (&["count", "8", "--max-memory", "lots"], "'lots' is not a size"),
         (&["count", "14", "--place", "1:2", "--method", "join"], "counted with the plain"),
         (&["count", "8", "--checkpoint", "x", "--checkpoint-every", "0"], "positive"),
@@ -338,6 +339,22 @@ fn every_kernel_gives_the_same_counts_and_nodes() {
     for kernel in ["avx512", "avx2"].into_iter().filter(|kernel| !pair_test_runs(kernel)) {
         say_refused(kernel);
     }
+}
+
+#[test]
+fn a_small_memory_limit_still_counts_exactly() {
+    let limited = json(&[
+        "count",
+        "16",
+        "--method",
+        "join",
+        "--threads",
+        "2",
+        "--max-memory",
+        "8M",
+        "--json",
+    ]);
+    assert_eq!(counts(&limited), known_counts(16));
 }
 
 #[test]

@@ -20,6 +20,8 @@ pub(crate) struct Setup {
     pub(crate) width: MaskWidth,
     pub(crate) kernel: Kernel,
     pub(crate) placement: Option<Placement>,
+    /// The most bytes an engine whose memory grows with N may hold per worker thread.
+    pub(crate) memory_per_thread: u64,
 }
 
 /// One way of counting. Implementations check their task's engine and shape before they

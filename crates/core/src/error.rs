@@ -36,6 +36,13 @@ pub enum Error {
         /// The largest board the join splits.
         max: usize,
     },
+    /// A memory budget too small for the join's tables and one half-board per list.
+    MemoryBudget {
+        /// The bytes per thread asked for.
+        bytes: u64,
+        /// The fewest bytes per thread the join takes.
+        min: u64,
+    },
     /// A task does not belong to the problem it was handed to.
     ForeignTask {
         /// The engine that made the task.
@@ -100,6 +107,12 @@ impl fmt::Display for Error {
             Error::JoinSize { n, max } => {
                 write!(f, "the join method counts boards up to N = {max}, got {n}")
             }
+            Error::MemoryBudget { bytes, min } => write!(
+                f,
+                "the join needs at least {} KiB per thread, got a budget of {} KiB",
+                min.div_ceil(1024),
+                bytes / 1024
+            ),
             Error::ForeignTask { engine, key } => {
                 write!(f, "{engine} task {key:?} does not belong to this problem")
             }

@@ -57,7 +57,7 @@ pub use crate::engine::Task;
 pub use crate::enumerate::{Enumeration, EnumerationTask};
 pub use crate::error::Error;
 pub use crate::fixed::{count_rotation_fixed, unique_by_burnside};
-pub use crate::join::JOIN_MEMORY_MARGIN;
+pub use crate::join::{DEFAULT_JOIN_MEMORY, JOIN_MEMORY_MARGIN, MIN_JOIN_MEMORY};
 pub use crate::kernel::{Kernel, MAX_LANE_N};
 pub use crate::mask::{MAX_N, Mask, MaskWidth};
 pub use crate::method::{Method, UnknownMethod};

@@ -7,6 +7,7 @@ use crate::counts::Counts;
 use crate::engine::{Engine, Setup, Task};
 use crate::error::Error;
 use crate::fixed::unique_by_burnside;
+use crate::join::DEFAULT_JOIN_MEMORY;
 use crate::kernel::Kernel;
 use crate::mask::{MAX_N, MaskWidth};
 use crate::method::Method;
@@ -49,8 +50,13 @@ impl Problem {
         if !(1..=MAX_N).contains(&n) {
             return Err(Error::BoardSize { n });
         }
-        let setup =
-            Setup { n, width: MaskWidth::for_board(n), kernel: Kernel::Auto, placement: None };
+        let setup = Setup {
+            n,
+            width: MaskWidth::for_board(n),
+            kernel: Kernel::Auto,
+            placement: None,
+            memory_per_thread: DEFAULT_JOIN_MEMORY,
+        };
         Problem::build(method, setup)
     }
 
@@ -83,6 +89,21 @@ impl Problem {
     /// above 28 rows, is refused with [`Error::Kernel`].
     pub fn with_kernel(&self, kernel: Kernel) -> Result<Problem, Error> {
         Problem::build(self.method, Setup { kernel, ..self.setup })
+    }
+
+    /// The same problem holding at most `bytes` per worker thread: the join splits the
+    /// half-boards of a row set into pieces that fit, and counts them piece by piece
+    /// (slower, never wrong). A budget below [`MIN_JOIN_MEMORY`](crate::MIN_JOIN_MEMORY)
+    /// is refused with [`Error::MemoryBudget`]. Backtracking needs only a board per
+    /// thread, and ignores it.
+    pub fn with_memory_per_thread(&self, bytes: u64) -> Result<Problem, Error> {
+        Problem::build(self.method, Setup { memory_per_thread: bytes, ..self.setup })
+    }
+
+    /// The most bytes per thread the count may hold: [`DEFAULT_JOIN_MEMORY`] unless
+    /// [`Problem::with_memory_per_thread`] said otherwise.
+    pub fn memory_per_thread(&self) -> u64 {
+        self.setup.memory_per_thread
     }
 
     /// The board size.
@@ -139,10 +160,12 @@ impl Problem {
     }
 
     /// About how many bytes each worker thread needs beyond a fixed few hundred kilobytes,
-    /// for the methods whose memory grows with N: the join holds every half-board of a row
-    /// set. `None` for backtracking, which needs only a board per thread. Measuring stops
-    /// once the figure passes `up_to`, and then returns a figure above `up_to`, so that a
-    /// board far too large for the machine is refused in moments, not after a long probe.
+    /// for the methods whose memory grows with N: the join holds the half-boards of a row
+    /// set, whole where they fit in [`Problem::memory_per_thread`] and in pieces where they
+    /// do not. `None` for backtracking, which needs only a board per thread. Measuring
+    /// stops once the figure passes `up_to`, and then returns a figure above `up_to`, so
+    /// that a board far too large for the machine is refused in moments, not after a long
+    /// probe.
     pub fn bytes_per_thread(&self, up_to: u64) -> Result<Option<u64>, Error> {
         self.engine.bytes_per_thread(up_to)
     }

@@ -2,7 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use nqueens_core::{Counts, Error, Kernel, MaskWidth, Method, Problem, count};
+use nqueens_core::{
+    Counts, DEFAULT_JOIN_MEMORY, Error, Kernel, MIN_JOIN_MEMORY, MaskWidth, Method, Problem, count,
+};
 use nqueens_test_support::{
     images, known_counts, pair_test_runs, permutation_solutions, processor_runs, say_refused,
 };
@@ -80,6 +82,24 @@ fn the_join_refuses_boards_it_cannot_split() {
     assert_eq!(Method::fastest(15), Method::Eightfold);
     assert_eq!(Method::fastest(16), Method::Join);
     assert_eq!(Method::fastest(40), Method::Eightfold);
+}
+
+#[test]
+fn the_join_holds_at_most_its_budget_up_to_n_28() {
+    let two_gib = 2 << 30;
+    let board = Problem::new(28, Method::Join).unwrap();
+    let need = board.bytes_per_thread(two_gib).unwrap().unwrap();
+    assert_eq!(need, DEFAULT_JOIN_MEMORY, "N = 28 splits its row sets to fit");
+    assert!(need <= two_gib);
+    let small = board.with_memory_per_thread(MIN_JOIN_MEMORY).unwrap();
+    assert_eq!(small.bytes_per_thread(two_gib).unwrap(), Some(MIN_JOIN_MEMORY));
+    assert!(matches!(
+        board.with_memory_per_thread(MIN_JOIN_MEMORY - 1),
+        Err(Error::MemoryBudget { .. })
+    ));
+    let whole = Problem::new(14, Method::Join).unwrap().with_memory_per_thread(MIN_JOIN_MEMORY);
+    let need = whole.unwrap().bytes_per_thread(two_gib).unwrap().unwrap();
+    assert!(need < MIN_JOIN_MEMORY, "N = 14 fits the smallest budget whole");
 }
 
 #[test]

@@ -72,6 +72,7 @@ pub(super) struct Scratch {
 }
 
 impl Scratch {
+    #[cfg(test)]
     pub(super) fn held_bytes(&self) -> usize {
         self.narrow.capacity() * size_of::<Table<1>>()
             + self.avx2.capacity() * size_of::<Table<4>>()

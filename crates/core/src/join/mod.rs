@@ -24,6 +24,7 @@
 mod disjoint;
 
 use std::mem::MaybeUninit;
+use std::ops::Range;
 
 use self::disjoint::PairKernel;
 use crate::counts::Counts;
@@ -38,6 +39,19 @@ pub(crate) const MAX_JOIN_N: usize = 32;
 /// [`Join::probe_bytes`]): the most that any task has needed more than that row set on the
 /// boards measured (N = 10 to 18 needed at most 3.6 times).
 pub const JOIN_MEMORY_MARGIN: u64 = 4;
+
+/// The most bytes per worker thread the join holds unless told otherwise. Every row set
+/// up to N = 24 fits whole; larger boards count their largest row sets in pieces, so that
+/// N = 28 runs on 2 GiB per thread with room for the rest of the process.
+pub const DEFAULT_JOIN_MEMORY: u64 = 3 << 29;
+
+/// The fewest bytes per worker thread the join takes: the pair count's tables and buckets,
+/// and a few megabytes of half-boards.
+pub const MIN_JOIN_MEMORY: u64 = 4 << 20;
+
+/// What the pair count holds beyond the half-boards, at most: its tables (at most
+/// [`disjoint::MOST_TABLE_BYTES`] per lane width) and its buckets' bounds.
+const SCRATCH_BYTES: u64 = 1 << 20;
 
 /// Diagonals, numbered as bits of a `u64`, that have cells on both sides of the split.
 #[derive(Clone, Copy, Debug)]
@@ -121,6 +135,9 @@ pub(crate) struct Join {
     centres: Vec<(Centre, u128)>,
     /// What counts the disjoint pairs of signatures.
     pairs: PairKernel,
+    /// The most bytes a worker's lists of half-boards may hold at once: a fill that would
+    /// pass it is cut into pieces, each counted with the rest of the walk below it.
+    list_budget: usize,
 }
 
 /// A task of the join, read from its key: the split it works in and the halves it decides.
@@ -138,12 +155,18 @@ struct JoinTally {
 }
 
 impl Join {
-    /// The join of an `n`-board, its pairs tested on `kernel`; a kernel this processor
-    /// lacks is refused with [`Error::Kernel`].
-    pub(crate) fn new(n: usize, kernel: Kernel) -> Result<Join, Error> {
+    /// The join of an `n`-board, its pairs tested on `kernel`, holding at most
+    /// `memory_per_thread` bytes per worker thread; a kernel this processor lacks is
+    /// refused with [`Error::Kernel`], a budget below [`MIN_JOIN_MEMORY`] with
+    /// [`Error::MemoryBudget`].
+    pub(crate) fn new(n: usize, kernel: Kernel, memory_per_thread: u64) -> Result<Join, Error> {
         if !(1..=MAX_JOIN_N).contains(&n) {
             return Err(Error::JoinSize { n, max: MAX_JOIN_N });
         }
+        if memory_per_thread < MIN_JOIN_MEMORY {
+            return Err(Error::MemoryBudget { bytes: memory_per_thread, min: MIN_JOIN_MEMORY });
+        }
+        let list_budget = usize::try_from(memory_per_thread - SCRATCH_BYTES).unwrap_or(usize::MAX);
         let pairs =
             PairKernel::new(kernel).ok_or(Error::Kernel { kernel, n, max_n: MAX_JOIN_N })?;
         let half = n / 2;
@@ -152,7 +175,7 @@ impl Join {
         let rising = Span::of(n, |r, c| (r + c) as u32, west, east);
         let falling = Span::of(n, |r, c| (c + n - 1 - r) as u32, west, east);
         let centres = if n % 2 == 1 { canonical_centres(n) } else { Vec::new() };
-        Ok(Join { n, west, east, rising, falling, centres, pairs })
+        Ok(Join { n, west, east, rising, falling, centres, pairs, list_budget })
     }
 
     /// Every task of `depth` decided rows, in a fixed order: on an odd board the centre
@@ -205,9 +228,9 @@ impl Join {
 
     /// The bytes one worker holds while it counts a row set with many half-boards: the one
     /// whose rows alternate between the halves, which leaves the queens of each half the
-    /// farthest apart. Measured, not bounded: each task holds what its own row sets need.
-    /// The walk builds that row set's half-boards without counting their pairs, and stops
-    /// as soon as it holds more than `budget` bytes, returning what it held then.
+    /// farthest apart. The walk builds that row set's half-boards without counting their
+    /// pairs, and stops as soon as it holds more than `budget` bytes, returning the most it
+    /// held.
     fn probe_bytes(&self, budget: usize) -> usize {
         let mut split = match self.centres.first() {
             Some(&(centre, weight)) => self.odd_split(centre, weight),
@@ -222,7 +245,7 @@ impl Join {
         let mut walk = Walk::new(self, &split, &decided);
         walk.probe_budget = Some(budget);
         walk.visit(0, (0, 0), Orbit::START);
-        walk.held_bytes()
+        walk.peak_list_bytes + disjoint::MOST_TABLE_BYTES
     }
 
     /// The crossing diagonals a half-board occupies, as one word.
@@ -295,13 +318,15 @@ impl Engine for Join {
         Ok(Counts { total: tally.total, nodes, ..Counts::default() })
     }
 
-    /// The join holds every half-board of a row set: the figure is measured, not bounded.
-    /// The half-boards of one row set with many of them are built, and their size taken
-    /// [`JOIN_MEMORY_MARGIN`] times.
+    /// The join holds the half-boards of a row set, whole while they fit in its budget:
+    /// the half-boards of one row set with many of them are built, and their size taken
+    /// [`JOIN_MEMORY_MARGIN`] times, or the budget if that is less. The probe stops once
+    /// the figure passes the budget or `up_to`.
     fn bytes_per_thread(&self, up_to: u64) -> Result<Option<u64>, Error> {
-        let budget = usize::try_from(up_to / JOIN_MEMORY_MARGIN).unwrap_or(usize::MAX);
-        let probe = self.probe_bytes(budget) as u64;
-        Ok(Some(probe.saturating_mul(JOIN_MEMORY_MARGIN)))
+        let bound = self.list_budget as u64 + SCRATCH_BYTES;
+        let stop_at = up_to.min(bound) / JOIN_MEMORY_MARGIN;
+        let probe = self.probe_bytes(usize::try_from(stop_at).unwrap_or(usize::MAX)) as u64;
+        Ok(Some(probe.saturating_mul(JOIN_MEMORY_MARGIN).min(bound)))
     }
 }
 
@@ -418,11 +443,24 @@ impl<T: Copy> Refill<T> {
         self.items.len()
     }
 
+    /// The bytes of room a refill of at most `bound` items leaves: the room grows at
+    /// least twofold, so that slowly growing fills do not move the list every time.
+    fn room_after(&self, bound: usize) -> usize {
+        let capacity = self.items.capacity();
+        let items = if bound <= capacity { capacity } else { bound.max(2 * capacity) };
+        items * size_of::<T>()
+    }
+
     /// Lets `fill` write at most `bound` items and keeps the number it returns: `fill`
     /// must have written every item below that number.
     fn refill(&mut self, bound: usize, fill: impl FnOnce(&mut [MaybeUninit<T>]) -> usize) {
+        let room = self.room_after(bound) / size_of::<T>();
+        if room > self.items.capacity() {
+            // Dropped first, so that the old room and the new are never held at once.
+            self.items = Vec::new();
+            self.items.reserve_exact(room);
+        }
         self.items.clear();
-        self.items.reserve(bound);
         let len = fill(&mut self.items.spare_capacity_mut()[..bound]);
         assert!(len <= bound, "a fill keeps at most the items it had room for");
         // SAFETY: `fill` wrote the first `len` items, and the room holds `bound >= len`.
@@ -431,6 +469,10 @@ impl<T: Copy> Refill<T> {
 
     fn held_bytes(&self) -> usize {
         self.items.capacity() * size_of::<T>()
+    }
+
+    fn release(&mut self) {
+        self.items = Vec::new();
     }
 }
 
@@ -443,6 +485,8 @@ struct Half {
     levels: Vec<Refill<Partial>>,
     /// The signatures of the complete half-boards, once the last row is decided.
     signatures: Refill<u64>,
+    /// The bytes of room its lists hold.
+    held: usize,
 }
 
 impl Half {
@@ -452,28 +496,67 @@ impl Half {
         levels[0] = Refill::of(vec![Partial::default()]);
         // A half with no columns is complete from the start: one empty board.
         let signatures = Refill::of(if quota == 0 { vec![0] } else { Vec::new() });
-        Half { columns, quota, levels, signatures }
+        let held = levels[0].held_bytes() + signatures.held_bytes();
+        Half { columns, quota, levels, signatures, held }
     }
 
-    /// Places a queen of this half's `level`-th row in `row`, on a column of `open`; false
-    /// if no board is left.
-    fn place(&mut self, join: &Join, level: usize, row: usize, open: u64) -> bool {
-        let free = self.quota - level;
-        let (done, next) = self.levels.split_at_mut(level + 1);
-        let from = done[level].as_slice();
-        let bound = from.len() * free;
+    /// The room the fill of the list after `level` would leave if it took `boards` boards
+    /// of `level`, and the room that list holds now.
+    fn fill_bytes(&self, level: usize, boards: usize) -> (usize, usize) {
+        let bound = boards * (self.quota - level);
         if level + 1 == self.quota {
-            self.signatures.refill(bound, |to| complete(from, to, join, row, self.columns, open));
-            self.signatures.len() > 0
+            (self.signatures.room_after(bound), self.signatures.held_bytes())
         } else {
-            let n = join.n;
-            next[0].refill(bound, |to| extend(from, to, n, row, self.columns, open, free));
-            next[0].len() > 0
+            let next = &self.levels[level + 1];
+            (next.room_after(bound), next.held_bytes())
         }
     }
 
-    fn held_bytes(&self) -> usize {
-        self.levels.iter().map(Refill::held_bytes).sum::<usize>() + self.signatures.held_bytes()
+    /// The bytes one board of `level` may add to the list after it.
+    fn bytes_per_board(&self, level: usize) -> usize {
+        let item = if level + 1 == self.quota { size_of::<u64>() } else { size_of::<Partial>() };
+        (self.quota - level) * item
+    }
+
+    /// Frees the lists after `level`, which hold nothing the walk will read again before
+    /// it refills them.
+    fn release_after(&mut self, level: usize) {
+        for list in self.levels.iter_mut().skip(level + 1) {
+            self.held -= list.held_bytes();
+            list.release();
+        }
+        if level < self.quota {
+            self.held -= self.signatures.held_bytes();
+            self.signatures.release();
+        }
+    }
+
+    /// Places a queen of this half's `level`-th row in `row`, on a column of `open`, on
+    /// each of the `boards` of that level; false if no board is left.
+    fn place(
+        &mut self,
+        join: &Join,
+        level: usize,
+        boards: Range<usize>,
+        row: usize,
+        open: u64,
+    ) -> bool {
+        let free = self.quota - level;
+        let (done, next) = self.levels.split_at_mut(level + 1);
+        let from = &done[level].as_slice()[boards];
+        let bound = from.len() * free;
+        let (to, placed) = if level + 1 == self.quota {
+            let before = self.signatures.held_bytes();
+            self.signatures.refill(bound, |to| complete(from, to, join, row, self.columns, open));
+            (self.signatures.held_bytes() - before, self.signatures.len())
+        } else {
+            let n = join.n;
+            let before = next[0].held_bytes();
+            next[0].refill(bound, |to| extend(from, to, n, row, self.columns, open, free));
+            (next[0].held_bytes() - before, next[0].len())
+        };
+        self.held += to;
+        placed > 0
     }
 }
 
@@ -493,6 +576,8 @@ struct Walk<'a> {
     /// holds more than this many bytes.
     probe_budget: Option<usize>,
     over_budget: bool,
+    /// The most bytes the walk's lists have held at once.
+    peak_list_bytes: usize,
 }
 
 impl<'a> Walk<'a> {
@@ -508,6 +593,7 @@ impl<'a> Walk<'a> {
             tally: JoinTally::default(),
             probe_budget: None,
             over_budget: false,
+            peak_list_bytes: 0,
         }
     }
 
@@ -526,22 +612,55 @@ impl<'a> Walk<'a> {
             let Some(orbit) = advance(self.split, orbit, position, before, choice) else {
                 continue;
             };
-            let (side, level) =
-                if choice == 1 { (&mut self.west, west) } else { (&mut self.east, east) };
-            if level == side.quota || !side.place(self.join, level, row, self.split.open[row]) {
+            let (side, level) = if choice == 1 { (&self.west, west) } else { (&self.east, east) };
+            if level == side.quota {
                 continue;
             }
-            if self.probe_budget.is_some_and(|budget| self.held_bytes() > budget) {
-                self.over_budget = true;
+            let boards = side.levels[level].len();
+            let piece = self.boards_per_fill(choice, (west, east));
+            for start in (0..boards).step_by(piece) {
+                let side = if choice == 1 { &mut self.west } else { &mut self.east };
+                let piece = start..boards.min(start + piece);
+                if !side.place(self.join, level, piece, row, self.split.open[row]) {
+                    continue;
+                }
+                self.peak_list_bytes = self.peak_list_bytes.max(self.list_bytes());
+                let probed = self.peak_list_bytes + disjoint::MOST_TABLE_BYTES;
+                if self.probe_budget.is_some_and(|budget| probed > budget) {
+                    self.over_budget = true;
+                }
+                if self.over_budget {
+                    return;
+                }
+                self.choices.push(choice);
+                let counts = if choice == 1 { (west + 1, east) } else { (west, east + 1) };
+                self.visit(position + 1, counts, orbit);
+                self.choices.pop();
             }
-            if self.over_budget {
-                return;
-            }
-            self.choices.push(choice);
-            let counts = if choice == 1 { (west + 1, east) } else { (west, east + 1) };
-            self.visit(position + 1, counts, orbit);
-            self.choices.pop();
         }
+    }
+
+    /// How many boards of the chosen half's current level one fill may extend: all of
+    /// them while the walk's lists fit in half the join's budget. Otherwise the lists the
+    /// walk will refill before reading are freed, and the fill takes the room left in that
+    /// half, or at least an equal share of the other half among all the lists, so that
+    /// deep fills are not starved into pieces of one board; every list holds at most one
+    /// such share above the first half, so the walk stays within the budget.
+    fn boards_per_fill(&mut self, choice: u8, (west, east): (usize, usize)) -> usize {
+        let (side, level) = if choice == 1 { (&self.west, west) } else { (&self.east, east) };
+        let boards = side.levels[level].len();
+        let (room, held) = side.fill_bytes(level, boards);
+        let half_budget = self.join.list_budget / 2;
+        if self.list_bytes() - held + room <= half_budget {
+            return boards.max(1);
+        }
+        self.west.release_after(west);
+        self.east.release_after(east);
+        let lists = self.west.quota + self.east.quota;
+        let share = half_budget / lists.max(1);
+        let left = half_budget.saturating_sub(self.list_bytes()).max(share);
+        let side = if choice == 1 { &self.west } else { &self.east };
+        (left / side.bytes_per_board(level)).max(1)
     }
 
     fn leaf(&mut self, orbit: Orbit) {
@@ -561,13 +680,8 @@ impl<'a> Walk<'a> {
         self.tally.pairs += u128::from(count.tested);
     }
 
-    fn held_bytes(&self) -> usize {
-        let tables = if self.probe_budget.is_some() {
-            disjoint::MOST_TABLE_BYTES
-        } else {
-            self.pairs.held_bytes()
-        };
-        self.west.held_bytes() + self.east.held_bytes() + tables
+    fn list_bytes(&self) -> usize {
+        self.west.held + self.east.held
     }
 }
 
@@ -714,7 +828,7 @@ mod tests {
     #[test]
     fn every_row_set_agrees_with_backtracking() {
         for n in 4..=12 {
-            let join = Join::new(n, Kernel::Auto).unwrap();
+            let join = Join::new(n, Kernel::Auto, DEFAULT_JOIN_MEMORY).unwrap();
             let mut total = 0u128;
             for key in join.keys(join.most_decided()) {
                 let counted = join.solve_key(&key).unwrap().total;
@@ -725,6 +839,48 @@ mod tests {
             let expected = crate::count(n, crate::Method::Plain).unwrap().total;
             assert_eq!(total, expected, "N = {n}");
         }
+    }
+
+    #[test]
+    fn row_sets_over_the_budget_count_exactly_in_pieces() {
+        for n in [9, 10, 11, 12, 13, 14] {
+            let whole = Join::new(n, Kernel::Auto, DEFAULT_JOIN_MEMORY).unwrap();
+            let mut total = 0;
+            let mut split = false;
+            for bytes in whole.keys(2) {
+                let key = whole.key(&bytes).unwrap();
+                let mut walk = Walk::new(&whole, &key.split, key.decided);
+                walk.visit(0, (0, 0), Orbit::START);
+                // A third of what the task holds whole, so that its largest lists split.
+                let budget = (walk.peak_list_bytes / 3).max(1024);
+                let pieces = Join { list_budget: budget, ..whole.clone() };
+                let mut in_pieces = Walk::new(&pieces, &key.split, key.decided);
+                in_pieces.visit(0, (0, 0), Orbit::START);
+                assert_eq!(in_pieces.tally.total, walk.tally.total, "N = {n}, key {bytes:?}");
+                total += in_pieces.tally.total;
+                split |= walk.peak_list_bytes > budget;
+                // Past the budget by at most one board's extensions in each list.
+                let lists = n + 2;
+                let most_per_board = n.div_ceil(2) * size_of::<Partial>();
+                assert!(in_pieces.peak_list_bytes <= budget + lists * most_per_board, "N = {n}");
+                assert!(walk.pairs.held_bytes() <= SCRATCH_BYTES as usize);
+            }
+            assert_eq!(total, crate::count(n, crate::Method::Plain).unwrap().total, "N = {n}");
+            assert!(split || n < 12, "N = {n} fits the budget whole");
+        }
+    }
+
+    #[test]
+    fn a_budget_bounds_the_estimate() {
+        let join = Join::new(18, Kernel::Auto, MIN_JOIN_MEMORY).unwrap();
+        let unbounded = Join::new(18, Kernel::Auto, DEFAULT_JOIN_MEMORY).unwrap();
+        let whole = unbounded.bytes_per_thread(u64::MAX).unwrap().unwrap();
+        assert!(whole > MIN_JOIN_MEMORY, "N = 18 needs {whole} bytes whole");
+        assert_eq!(join.bytes_per_thread(u64::MAX).unwrap(), Some(MIN_JOIN_MEMORY));
+        assert!(matches!(
+            Join::new(18, Kernel::Auto, MIN_JOIN_MEMORY - 1),
+            Err(Error::MemoryBudget { .. })
+        ));
     }
 
     #[test]
@@ -743,10 +899,10 @@ mod tests {
 
     #[test]
     fn keys_that_are_not_tasks_are_refused() {
-        let even = Join::new(8, Kernel::Auto).unwrap();
+        let even = Join::new(8, Kernel::Auto, DEFAULT_JOIN_MEMORY).unwrap();
         assert!(even.solve_key(&[2]).is_none());
         assert!(even.solve_key(&[0; 9]).is_none());
-        let odd = Join::new(9, Kernel::Auto).unwrap();
+        let odd = Join::new(9, Kernel::Auto, DEFAULT_JOIN_MEMORY).unwrap();
         assert!(odd.solve_key(&[4]).is_none());
         assert!(odd.solve_key(&[4, 5]).is_none(), "not a centre placement a solution can hold");
         assert!(odd.solve_key(&[0, 0]).is_none(), "attacking middle queens");
