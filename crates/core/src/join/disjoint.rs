@@ -67,20 +67,35 @@ pub(super) struct Scratch {
     permutation: Permutation,
     stored_starts: Vec<usize>,
     query_starts: Vec<usize>,
-    unfilled: Vec<usize>,
+    next: Vec<usize>,
     compatible: Vec<Range<usize>>,
+    /// Both lists sorted into their buckets: at most as many bitsets as the two lists.
+    sorted_stored: Vec<u64>,
+    sorted_queries: Vec<u64>,
 }
 
 impl Scratch {
+    /// The bytes of the sorted lists, which the caller counts with its own lists: never
+    /// more than the two lists of the largest count so far.
+    #[cfg(test)]
+    pub(super) fn sorted_bytes(&self) -> usize {
+        (self.sorted_stored.capacity() + self.sorted_queries.capacity()) * size_of::<u64>()
+    }
+
+    /// Frees the sorted lists, for a caller that needs the room.
+    pub(super) fn release_sorted(&mut self) {
+        self.sorted_stored = Vec::new();
+        self.sorted_queries = Vec::new();
+    }
+
+    /// The bytes of everything else, which do not grow with the lists.
     #[cfg(test)]
     pub(super) fn held_bytes(&self) -> usize {
         self.narrow.capacity() * size_of::<Table<1>>()
             + self.avx2.capacity() * size_of::<Table<4>>()
             + self.avx512.capacity() * size_of::<Table<8>>()
             + self.permutation.tables.capacity() * size_of::<[u64; 256]>()
-            + (self.stored_starts.capacity()
-                + self.query_starts.capacity()
-                + self.unfilled.capacity())
+            + (self.stored_starts.capacity() + self.query_starts.capacity() + self.next.capacity())
                 * size_of::<usize>()
             + self.compatible.capacity() * size_of::<Range<usize>>()
     }
@@ -199,7 +214,7 @@ impl PairKernel {
     }
 
     /// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for
-    /// bitsets below bit `bits`. Both lists are reordered and rewritten in the count.
+    /// bitsets below bit `bits`. Both lists are rewritten in the count.
     ///
     /// Large lists are first sorted into buckets by the `k` bits that the most pairs hold
     /// on both sides, and only the buckets whose keys have no bit in common meet: with
@@ -222,16 +237,16 @@ impl PairKernel {
         let key_bits = key.len() as u32;
         let rest = bits - key_bits;
         scratch.permutation.build(bits, &key);
-        for list in [&mut *stored, &mut *queries] {
-            for bitset in list.iter_mut() {
-                *bitset = scratch.permutation.apply(*bitset);
-            }
-        }
-        sort_by_key(stored, rest, key_bits, &mut scratch.stored_starts, &mut scratch.unfilled);
-        sort_by_key(queries, rest, key_bits, &mut scratch.query_starts, &mut scratch.unfilled);
+        // Out of `scratch` for the loop, since counting a group borrows the rest of it.
+        let mut sorted_stored = std::mem::take(&mut scratch.sorted_stored);
+        let mut sorted_queries = std::mem::take(&mut scratch.sorted_queries);
+        let by_key = Buckets { permutation: &scratch.permutation, rest, key_bits };
+        let stored =
+            by_key.sort(stored, &mut sorted_stored, &mut scratch.stored_starts, &mut scratch.next);
+        let queries =
+            by_key.sort(queries, &mut sorted_queries, &mut scratch.query_starts, &mut scratch.next);
         let mut count = PairCount::default();
         let keys = 1usize << key_bits;
-        // Out of `scratch` for the loop, since counting a group borrows the rest of it.
         let mut compatible = std::mem::take(&mut scratch.compatible);
         for stored_key in 0..keys {
             let group = scratch.stored_starts[stored_key]..scratch.stored_starts[stored_key + 1];
@@ -263,6 +278,8 @@ impl PairKernel {
             }
         }
         scratch.compatible = compatible;
+        scratch.sorted_stored = sorted_stored;
+        scratch.sorted_queries = sorted_queries;
         count
     }
 
@@ -344,37 +361,104 @@ impl Permutation {
     }
 }
 
-/// Sorts `items` in place by their bits from `rest` up (`key_bits` of them) and clears
-/// those bits; `starts[key]..starts[key + 1]` is then the bucket of `key`.
-fn sort_by_key(
-    items: &mut [u64],
+/// How a count sorts its lists into buckets: each bitset's key bits are moved to the top
+/// by `permutation`, and the `key_bits` bits from `rest` up are its key.
+struct Buckets<'a> {
+    permutation: &'a Permutation,
     rest: u32,
     key_bits: u32,
-    starts: &mut Vec<usize>,
-    unfilled: &mut Vec<usize>,
-) {
-    let keys = 1usize << key_bits;
-    starts.clear();
-    starts.resize(keys + 1, 0);
-    for &item in items.iter() {
-        starts[(item >> rest) as usize + 1] += 1;
-    }
-    for key in 0..keys {
-        starts[key + 1] += starts[key];
-    }
-    unfilled.clear();
-    unfilled.extend_from_slice(&starts[..keys]);
-    // Each item swapped into place is final, so every item moves at most once.
-    for key in 0..keys {
-        while unfilled[key] < starts[key + 1] {
-            let home = (items[unfilled[key]] >> rest) as usize;
-            items.swap(unfilled[key], unfilled[home]);
-            unfilled[home] += 1;
+}
+
+impl Buckets<'_> {
+    /// Rewrites `items` through the permutation and sorts them by key, with the key bits
+    /// cleared, into `items` or `spare`, whichever it returns; `starts[key]..starts[key + 1]`
+    /// is then the bucket of `key`. Each pass goes through the items in order: sorting in
+    /// place chained every move on the one before, and writing to more than a few dozen
+    /// buckets at once missed the first-level cache, so long keys take two passes of half
+    /// the key each, the low half first.
+    fn sort<'s>(
+        &self,
+        items: &'s mut [u64],
+        spare: &'s mut Vec<u64>,
+        starts: &mut Vec<usize>,
+        next: &mut Vec<usize>,
+    ) -> &'s [u64] {
+        let keys = 1usize << self.key_bits;
+        starts.clear();
+        starts.resize(keys + 1, 0);
+        for item in items.iter_mut() {
+            *item = self.permutation.apply(*item);
+            starts[(*item >> self.rest) as usize + 1] += 1;
         }
+        if spare.len() < items.len() {
+            spare.reserve_exact(items.len() - spare.len());
+            spare.resize(items.len(), 0);
+        }
+        let spare = &mut spare[..items.len()];
+        let mask = (1u64 << self.rest) - 1;
+        if self.key_bits <= ONE_PASS_KEY_BITS {
+            positions(&starts[1..], 0, self.key_bits, next);
+            scatter(items, spare, self.rest, keys - 1, next, mask);
+            finish_starts(starts);
+            return spare;
+        }
+        let low_bits = self.key_bits / 2;
+        positions(&starts[1..], 0, low_bits, next);
+        scatter(items, spare, self.rest, (1 << low_bits) - 1, next, !0);
+        positions(&starts[1..], low_bits, self.key_bits - low_bits, next);
+        scatter(
+            spare,
+            items,
+            self.rest + low_bits,
+            (1 << (self.key_bits - low_bits)) - 1,
+            next,
+            mask,
+        );
+        finish_starts(starts);
+        items
     }
-    let mask = (1u64 << rest) - 1;
-    for item in items.iter_mut() {
-        *item &= mask;
+}
+
+/// The most key bits sorted in one pass: a bucket per key, each written in turn.
+const ONE_PASS_KEY_BITS: u32 = 6;
+
+/// Sets `next[digit]` to where the first item of `digit` goes, for the `bits` bits of the
+/// key from `shift` up, from the number of items of each key.
+fn positions(per_key: &[usize], shift: u32, bits: u32, next: &mut Vec<usize>) {
+    next.clear();
+    next.resize(1 << bits, 0);
+    let digit_mask = (1usize << bits) - 1;
+    for (key, &count) in per_key.iter().enumerate() {
+        next[(key >> shift) & digit_mask] += count;
+    }
+    let mut start = 0;
+    for slot in next.iter_mut() {
+        (*slot, start) = (start, start + *slot);
+    }
+}
+
+/// Writes each item of `from` (masked by `mask`) to `to` at its digit's next place, the
+/// digit being the bits `digit_mask` holds from `shift` up; stable.
+fn scatter(
+    from: &[u64],
+    to: &mut [u64],
+    shift: u32,
+    digit_mask: usize,
+    next: &mut [usize],
+    mask: u64,
+) {
+    for &item in from {
+        let digit = (item >> shift) as usize & digit_mask;
+        to[next[digit]] = item & mask;
+        next[digit] += 1;
+    }
+}
+
+/// Turns the number of items of each key, at `starts[key + 1]`, into where each key's
+/// bucket starts.
+fn finish_starts(starts: &mut [usize]) {
+    for key in 1..starts.len() {
+        starts[key] += starts[key - 1];
     }
 }
 
@@ -686,16 +770,28 @@ mod tests {
         assert_eq!(permutation.apply(1 << 1), 1 << 0);
         assert_eq!(permutation.apply(1 << 19), 1 << 16);
         let original = bitsets(1000, 12, 300, 9);
-        let mut items = original.clone();
-        let (mut starts, mut unfilled) = (Vec::new(), Vec::new());
-        sort_by_key(&mut items, 8, 4, &mut starts, &mut unfilled);
-        for key in 0..16 {
-            let mut bucket: Vec<u64> =
-                original.iter().filter(|&&x| x >> 8 == key).map(|x| x & 0xff).collect();
-            let mut sorted = items[starts[key as usize]..starts[key as usize + 1]].to_vec();
-            bucket.sort_unstable();
-            sorted.sort_unstable();
-            assert_eq!(bucket, sorted, "key {key}");
+        for key_bits in [4, ONE_PASS_KEY_BITS + 1, 10] {
+            let rest = 12 - key_bits;
+            let (mut starts, mut next) = (Vec::new(), Vec::new());
+            let mut items = original.clone();
+            let mut spare = vec![u64::MAX; 1200];
+            let mut identity = Permutation::default();
+            identity.build(12, &(rest..12).collect::<Vec<u32>>());
+            let buckets = Buckets { permutation: &identity, rest, key_bits };
+            let sorted = buckets.sort(&mut items, &mut spare, &mut starts, &mut next).to_vec();
+            assert_eq!((sorted.len(), starts[1 << key_bits]), (1000, 1000));
+            for key in 0..1u64 << key_bits {
+                let mut bucket: Vec<u64> = original
+                    .iter()
+                    .filter(|&&x| x >> rest == key)
+                    .map(|x| x & ((1 << rest) - 1))
+                    .collect();
+                let key = key as usize;
+                let mut sorted = sorted[starts[key]..starts[key + 1]].to_vec();
+                bucket.sort_unstable();
+                sorted.sort_unstable();
+                assert_eq!(bucket, sorted, "{key_bits} key bits, key {key}");
+            }
         }
     }
 }

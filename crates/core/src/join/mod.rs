@@ -53,6 +53,10 @@ pub const MIN_JOIN_MEMORY: u64 = 4 << 20;
 /// [`disjoint::MOST_TABLE_BYTES`] per lane width) and its buckets' bounds.
 const SCRATCH_BYTES: u64 = 1 << 20;
 
+/// The bytes a complete half-board's signature may take: once in its half's list, and
+/// once more sorted into its bucket by the pair count.
+const SIGNATURE_BYTES: usize = 2 * size_of::<u64>();
+
 /// Diagonals, numbered as bits of a `u64`, that have cells on both sides of the split.
 #[derive(Clone, Copy, Debug)]
 struct Span {
@@ -476,6 +480,13 @@ impl<T: Copy> Refill<T> {
     }
 }
 
+impl Refill<u64> {
+    /// The room a list of signatures takes, with their sorted copies in the pair count.
+    fn signature_bytes(&self) -> usize {
+        self.items.capacity() * SIGNATURE_BYTES
+    }
+}
+
 /// One half of the board as the walk builds it.
 struct Half {
     columns: u64,
@@ -496,8 +507,13 @@ impl Half {
         levels[0] = Refill::of(vec![Partial::default()]);
         // A half with no columns is complete from the start: one empty board.
         let signatures = Refill::of(if quota == 0 { vec![0] } else { Vec::new() });
-        let held = levels[0].held_bytes() + signatures.held_bytes();
+        let held = levels[0].held_bytes() + signatures.signature_bytes();
         Half { columns, quota, levels, signatures, held }
+    }
+
+    /// The room the signatures take, with their sorted copies in the pair count.
+    fn signature_bytes(&self) -> usize {
+        self.signatures.signature_bytes()
     }
 
     /// The room the fill of the list after `level` would leave if it took `boards` boards
@@ -505,7 +521,8 @@ impl Half {
     fn fill_bytes(&self, level: usize, boards: usize) -> (usize, usize) {
         let bound = boards * (self.quota - level);
         if level + 1 == self.quota {
-            (self.signatures.room_after(bound), self.signatures.held_bytes())
+            let room = self.signatures.room_after(bound) / size_of::<u64>() * SIGNATURE_BYTES;
+            (room, self.signature_bytes())
         } else {
             let next = &self.levels[level + 1];
             (next.room_after(bound), next.held_bytes())
@@ -514,7 +531,7 @@ impl Half {
 
     /// The bytes one board of `level` may add to the list after it.
     fn bytes_per_board(&self, level: usize) -> usize {
-        let item = if level + 1 == self.quota { size_of::<u64>() } else { size_of::<Partial>() };
+        let item = if level + 1 == self.quota { SIGNATURE_BYTES } else { size_of::<Partial>() };
         (self.quota - level) * item
     }
 
@@ -526,7 +543,7 @@ impl Half {
             list.release();
         }
         if level < self.quota {
-            self.held -= self.signatures.held_bytes();
+            self.held -= self.signature_bytes();
             self.signatures.release();
         }
     }
@@ -546,9 +563,9 @@ impl Half {
         let from = &done[level].as_slice()[boards];
         let bound = from.len() * free;
         let (to, placed) = if level + 1 == self.quota {
-            let before = self.signatures.held_bytes();
+            let before = self.signatures.signature_bytes();
             self.signatures.refill(bound, |to| complete(from, to, join, row, self.columns, open));
-            (self.signatures.held_bytes() - before, self.signatures.len())
+            (self.signatures.signature_bytes() - before, self.signatures.len())
         } else {
             let n = join.n;
             let before = next[0].held_bytes();
@@ -656,6 +673,8 @@ impl<'a> Walk<'a> {
         }
         self.west.release_after(west);
         self.east.release_after(east);
+        // The sorted copies are at most the signatures just freed; they come back with them.
+        self.pairs.release_sorted();
         let lists = self.west.quota + self.east.quota;
         let share = half_budget / lists.max(1);
         let left = half_budget.saturating_sub(self.list_bytes()).max(share);
@@ -864,6 +883,10 @@ mod tests {
                 let most_per_board = n.div_ceil(2) * size_of::<Partial>();
                 assert!(in_pieces.peak_list_bytes <= budget + lists * most_per_board, "N = {n}");
                 assert!(walk.pairs.held_bytes() <= SCRATCH_BYTES as usize);
+                for walk in [&walk, &in_pieces] {
+                    let signatures = walk.west.signature_bytes() + walk.east.signature_bytes();
+                    assert!(walk.pairs.sorted_bytes() <= signatures / 2, "N = {n}");
+                }
             }
             assert_eq!(total, crate::count(n, crate::Method::Plain).unwrap().total, "N = {n}");
             assert!(split || n < 12, "N = {n} fits the budget whole");
