@@ -145,8 +145,8 @@ fn check_memory(
     }
     if per_thread == problem.memory_per_thread() {
         eprintln!(
-            "nqueens: note: N = {} holds more half-boards than fit in {} per thread, so its \
-             largest row sets are counted in pieces (slower; --max-memory sets the room)",
+            "nqueens: note: N = {} may hold more half-boards than fit in {} per thread; its \
+             largest row sets are then counted in pieces (slower; --max-memory sets the room)",
             problem.n(),
             memory::human(per_thread),
         );

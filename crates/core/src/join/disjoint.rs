@@ -371,14 +371,12 @@ struct Buckets<'a> {
 
 impl Buckets<'_> {
     /// Rewrites `items` through the permutation and sorts them by key, with the key bits
-    /// cleared, into `items` or `spare`, whichever it returns; `starts[key]..starts[key + 1]`
-    /// is then the bucket of `key`. Each pass goes through the items in order: sorting in
-    /// place chained every move on the one before, and writing to more than a few dozen
-    /// buckets at once missed the first-level cache, so long keys take two passes of half
-    /// the key each, the low half first.
+    /// cleared, into `spare`, which it returns; `starts[key]..starts[key + 1]` is then the
+    /// bucket of `key`. Both passes go through the items in order: sorting in place chained
+    /// every move on the one before.
     fn sort<'s>(
         &self,
-        items: &'s mut [u64],
+        items: &mut [u64],
         spare: &'s mut Vec<u64>,
         starts: &mut Vec<usize>,
         next: &mut Vec<usize>,
@@ -390,75 +388,22 @@ impl Buckets<'_> {
             *item = self.permutation.apply(*item);
             starts[(*item >> self.rest) as usize + 1] += 1;
         }
+        for key in 0..keys {
+            starts[key + 1] += starts[key];
+        }
+        next.clear();
+        next.extend_from_slice(&starts[..keys]);
         if spare.len() < items.len() {
             spare.reserve_exact(items.len() - spare.len());
             spare.resize(items.len(), 0);
         }
-        let spare = &mut spare[..items.len()];
         let mask = (1u64 << self.rest) - 1;
-        if self.key_bits <= ONE_PASS_KEY_BITS {
-            positions(&starts[1..], 0, self.key_bits, next);
-            scatter(items, spare, self.rest, keys - 1, next, mask);
-            finish_starts(starts);
-            return spare;
+        for &item in items.iter() {
+            let key = (item >> self.rest) as usize;
+            spare[next[key]] = item & mask;
+            next[key] += 1;
         }
-        let low_bits = self.key_bits / 2;
-        positions(&starts[1..], 0, low_bits, next);
-        scatter(items, spare, self.rest, (1 << low_bits) - 1, next, !0);
-        positions(&starts[1..], low_bits, self.key_bits - low_bits, next);
-        scatter(
-            spare,
-            items,
-            self.rest + low_bits,
-            (1 << (self.key_bits - low_bits)) - 1,
-            next,
-            mask,
-        );
-        finish_starts(starts);
-        items
-    }
-}
-
-/// The most key bits sorted in one pass: a bucket per key, each written in turn.
-const ONE_PASS_KEY_BITS: u32 = 6;
-
-/// Sets `next[digit]` to where the first item of `digit` goes, for the `bits` bits of the
-/// key from `shift` up, from the number of items of each key.
-fn positions(per_key: &[usize], shift: u32, bits: u32, next: &mut Vec<usize>) {
-    next.clear();
-    next.resize(1 << bits, 0);
-    let digit_mask = (1usize << bits) - 1;
-    for (key, &count) in per_key.iter().enumerate() {
-        next[(key >> shift) & digit_mask] += count;
-    }
-    let mut start = 0;
-    for slot in next.iter_mut() {
-        (*slot, start) = (start, start + *slot);
-    }
-}
-
-/// Writes each item of `from` (masked by `mask`) to `to` at its digit's next place, the
-/// digit being the bits `digit_mask` holds from `shift` up; stable.
-fn scatter(
-    from: &[u64],
-    to: &mut [u64],
-    shift: u32,
-    digit_mask: usize,
-    next: &mut [usize],
-    mask: u64,
-) {
-    for &item in from {
-        let digit = (item >> shift) as usize & digit_mask;
-        to[next[digit]] = item & mask;
-        next[digit] += 1;
-    }
-}
-
-/// Turns the number of items of each key, at `starts[key + 1]`, into where each key's
-/// bucket starts.
-fn finish_starts(starts: &mut [usize]) {
-    for key in 1..starts.len() {
-        starts[key] += starts[key - 1];
+        &spare[..items.len()]
     }
 }
 
@@ -770,7 +715,7 @@ mod tests {
         assert_eq!(permutation.apply(1 << 1), 1 << 0);
         assert_eq!(permutation.apply(1 << 19), 1 << 16);
         let original = bitsets(1000, 12, 300, 9);
-        for key_bits in [4, ONE_PASS_KEY_BITS + 1, 10] {
+        for key_bits in [4, 10] {
             let rest = 12 - key_bits;
             let (mut starts, mut next) = (Vec::new(), Vec::new());
             let mut items = original.clone();
