@@ -55,9 +55,9 @@ pub(crate) struct CountArgs {
     pub(crate) kernel: Kernel,
 
     /// Hold at most this much memory, in bytes or with a K, M, G or T suffix (powers of
-    /// 1024): the join holds at most 1.5 GiB per thread, less where this asks for less (at
-    /// least 4 MiB), counting row sets too large for that in pieces; a count that needs more
-    /// is refused up front [default: 3/4 of the machine's memory].
+    /// 1024): the join holds this divided by the threads (at least 4 MiB; without this
+    /// option, 1.5 GiB or less), counting row sets too large for that in pieces; a count
+    /// that needs more is refused up front [default: 3/4 of the machine's memory].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) max_memory: Option<u64>,
 

@@ -97,9 +97,10 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
 /// Share of the machine's memory a count may plan to use when `--max-memory` is not given.
 const DEFAULT_MEMORY_SHARE: f64 = 0.75;
 
-/// The problem with its memory per thread lowered to fit the limit where the method can
-/// count in less (the join, down to [`MIN_JOIN_MEMORY`]), or an error for a count that
-/// still needs more, with this many threads, than allowed.
+/// The problem with its memory per thread set to the limit over the threads, where the
+/// method can count in any room (the join, from [`MIN_JOIN_MEMORY`]): to `--max-memory`'s
+/// share when given, else at most the default; or an error for a count that still needs
+/// more, with this many threads, than allowed.
 fn check_memory(
     problem: Problem,
     threads: usize,
@@ -115,8 +116,13 @@ fn check_memory(
         },
     };
     let per_thread_limit = limit / threads as u64;
-    let problem = if (MIN_JOIN_MEMORY..problem.memory_per_thread()).contains(&per_thread_limit) {
-        problem.with_memory_per_thread(per_thread_limit)?
+    // A limit given sets the room, above the default too; the machine's only lowers it.
+    let budget = match max_memory {
+        Some(_) => per_thread_limit,
+        None => per_thread_limit.min(problem.memory_per_thread()),
+    };
+    let problem = if budget >= MIN_JOIN_MEMORY && budget != problem.memory_per_thread() {
+        problem.with_memory_per_thread(budget)?
     } else {
         problem
     };

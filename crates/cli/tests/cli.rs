@@ -342,7 +342,7 @@ fn every_kernel_gives_the_same_counts_and_nodes() {
 }
 
 #[test]
-fn a_small_memory_limit_still_counts_exactly() {
+fn any_memory_limit_counts_exactly() {
     let limited = json(&[
         "count",
         "16",
@@ -355,6 +355,18 @@ fn a_small_memory_limit_still_counts_exactly() {
         "--json",
     ]);
     assert_eq!(counts(&limited), known_counts(16));
+    let roomy = json(&[
+        "count",
+        "16",
+        "--method",
+        "join",
+        "--threads",
+        "1",
+        "--max-memory",
+        "64G",
+        "--json",
+    ]);
+    assert_eq!(counts(&roomy), known_counts(16));
 }
 
 #[test]

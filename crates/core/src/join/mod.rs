@@ -41,7 +41,7 @@ pub(crate) const MAX_JOIN_N: usize = 32;
 pub const JOIN_MEMORY_MARGIN: u64 = 4;
 
 /// The most bytes per worker thread the join holds unless told otherwise. Every row set
-/// up to N = 24 fits whole; larger boards count their largest row sets in pieces, so that
+/// up to N = 23 fits whole; from N = 24 the largest may be counted in pieces, so that
 /// N = 28 runs on 2 GiB per thread with room for the rest of the process.
 pub const DEFAULT_JOIN_MEMORY: u64 = 3 << 29;
 
