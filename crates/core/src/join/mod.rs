@@ -562,7 +562,7 @@ impl Half {
         let (done, next) = self.levels.split_at_mut(level + 1);
         let from = &done[level].as_slice()[boards];
         let bound = from.len() * free;
-        let (to, placed) = if level + 1 == self.quota {
+        let (grown, placed) = if level + 1 == self.quota {
             let before = self.signatures.signature_bytes();
             self.signatures.refill(bound, |to| complete(from, to, join, row, self.columns, open));
             (self.signatures.signature_bytes() - before, self.signatures.len())
@@ -572,7 +572,7 @@ impl Half {
             next[0].refill(bound, |to| extend(from, to, n, row, self.columns, open, free));
             (next[0].held_bytes() - before, next[0].len())
         };
-        self.held += to;
+        self.held += grown;
         placed > 0
     }
 }
@@ -634,10 +634,10 @@ impl<'a> Walk<'a> {
                 continue;
             }
             let boards = side.levels[level].len();
-            let piece = self.boards_per_fill(choice, (west, east));
-            for start in (0..boards).step_by(piece) {
+            let per_fill = self.boards_per_fill(choice, (west, east));
+            for start in (0..boards).step_by(per_fill) {
                 let side = if choice == 1 { &mut self.west } else { &mut self.east };
-                let piece = start..boards.min(start + piece);
+                let piece = start..boards.min(start + per_fill);
                 if !side.place(self.join, level, piece, row, self.split.open[row]) {
                     continue;
                 }
