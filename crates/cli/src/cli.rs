@@ -24,6 +24,8 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Count the solutions of an N x N board, or those holding some queens (--place).
     Count(CountArgs),
+    /// Predict a count's wall time, core-hours and memory from a timed sample of its tasks.
+    Estimate(EstimateArgs),
     /// Print one solution of an N x N board: built directly, or found at random.
     Solve(SolveArgs),
     /// Print the solutions of an N x N board in lexicographic order.
@@ -164,6 +166,47 @@ fn parse_size(text: &str) -> Result<u64, String> {
         return Err(bad());
     }
     Ok(bytes as u64)
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct EstimateArgs {
+    /// The board size, 1 to 128.
+    #[arg(value_name = "N")]
+    pub(crate) n: usize,
+
+    /// The method of the count to predict, as `count --method` takes it [default: auto].
+    #[arg(long, value_name = "METHOD", default_value = "auto")]
+    pub(crate) method: MethodChoice,
+
+    /// The kernel of the count to predict, as `count --kernel` takes it.
+    #[arg(long, value_name = "KERNEL", default_value = "auto", value_parser = parse_kernel)]
+    pub(crate) kernel: Kernel,
+
+    /// The worker threads of the count to predict; the sample runs on as many
+    /// [default: the number of logical CPUs].
+    #[arg(long, value_name = "T")]
+    pub(crate) threads: Option<NonZeroUsize>,
+
+    /// Also predict the wall time on C cores of a cluster of machines like this one, each
+    /// running T threads, as `count --shard` splits the count for them.
+    #[arg(long, value_name = "C")]
+    pub(crate) cores: Option<NonZeroUsize>,
+
+    /// The memory limit of the count to predict, as `count --max-memory` takes it.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) max_memory: Option<u64>,
+
+    /// The seed of the sample: the same seed draws the same tasks [default: 1].
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub(crate) seed: u64,
+
+    /// Progress on stderr, as for `count`.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    pub(crate) progress: ProgressMode,
+
+    /// Print one JSON object on stdout instead of lines of text.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -20,10 +20,7 @@ use crate::spec::{self, RunSpec, Sharing};
 pub(crate) const STOPPED: u8 = 130;
 
 pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
-    let threads = match args.threads {
-        Some(threads) => threads.get(),
-        None => std::thread::available_parallelism().map_or(1, |t| t.get()),
-    };
+    let threads = spec::threads(args.threads)?;
     let problem = check_memory(spec::problem(&args)?, threads, args.max_memory)?;
     if args.mpi {
         return crate::mpi::run(&args, problem, threads);
@@ -51,6 +48,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     )
     .threads(threads)
     .shard(shard)
+    .sample_first(true)
     .stop_flag(stop);
     if let Some(path) = &args.checkpoint {
         let mut fields = identity.fields();
@@ -101,7 +99,7 @@ const DEFAULT_MEMORY_SHARE: f64 = 0.75;
 /// method can count in any room (the join, from [`MIN_JOIN_MEMORY`]): to `--max-memory`'s
 /// share when given, else at most the default; or an error for a count that still needs
 /// more, with this many threads, than allowed.
-fn check_memory(
+pub(crate) fn check_memory(
     problem: Problem,
     threads: usize,
     max_memory: Option<u64>,

@@ -35,10 +35,7 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
     if args.format == Format::Board {
         show::check_drawable(args.n)?;
     }
-    let threads = match args.threads {
-        Some(threads) => threads.get(),
-        None => thread::available_parallelism().map_or(1, |t| t.get()),
-    };
+    let threads = crate::spec::threads(args.threads)?;
     let tasks = enumeration.tasks(TASK_DEPTH.min(args.n - 1))?;
     let limit = args.limit.map_or(usize::MAX, |limit| usize::try_from(limit).unwrap_or(usize::MAX));
     let mut out = BufWriter::new(io::stdout().lock());

@@ -2,6 +2,7 @@
 
 mod cli;
 mod count;
+mod estimate;
 mod list;
 mod memory;
 mod merge;
@@ -59,6 +60,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Count(args) => count::run(args),
+        Command::Estimate(args) => estimate::run(args),
         Command::Solve(args) => solve::run(args),
         Command::List(args) => list::run(args),
         Command::Verify(args) => verify::run(args),

@@ -344,6 +344,8 @@ impl Coordinator<'_> {
             partial: &partial,
             elapsed: session,
             session,
+            // Ranks report counts, not the time each task took.
+            eta: None,
         });
     }
 }

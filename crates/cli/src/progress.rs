@@ -31,7 +31,7 @@ impl Display {
     fn bar() -> Display {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         let style = ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} tasks {percent:>3}% ETA {eta} | {msg}",
+            "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} tasks {percent:>3}% ETA {prefix} | {msg}",
         )
         .expect("the template is valid")
         .progress_chars("=> ");
@@ -49,6 +49,7 @@ impl Display {
                 }
                 bar.set_position(progress.done as u64);
                 bar.set_elapsed(progress.elapsed);
+                bar.set_prefix(eta(progress).map_or_else(|| "unknown".to_owned(), clock));
                 bar.set_message(solutions_so_far(progress));
             }
             Display::Log { last } => {
@@ -83,14 +84,7 @@ fn log_line(progress: &Progress<'_, Counts>) -> String {
     } else {
         100.0 * progress.done as f64 / progress.total as f64
     };
-    let fresh = progress.done - progress.resumed;
-    let session = progress.session.as_secs_f64();
-    let eta = if fresh > 0 {
-        let per_task = session / fresh as f64;
-        format!("{:.0}s", per_task * (progress.total - progress.done) as f64)
-    } else {
-        "unknown".to_owned()
-    };
+    let eta = eta(progress).map_or_else(|| "unknown".to_owned(), |eta| format!("{eta:.0}s"));
     format!(
         "{}/{} tasks ({percent:.1}%), elapsed {:.0}s, ETA {eta}, {}",
         progress.done,
@@ -98,6 +92,30 @@ fn log_line(progress: &Progress<'_, Counts>) -> String {
         progress.elapsed.as_secs_f64(),
         solutions_so_far(progress)
     )
+}
+
+/// Seconds until the run ends: from the scheduler's cost model, which times every part of
+/// the list, or, where it has none (a run over MPI), from the tasks done so far.
+fn eta(progress: &Progress<'_, Counts>) -> Option<f64> {
+    if let Some(eta) = progress.eta {
+        return Some(eta.as_secs_f64());
+    }
+    let fresh = progress.done - progress.resumed;
+    (fresh > 0).then(|| {
+        let per_task = progress.session.as_secs_f64() / fresh as f64;
+        per_task * (progress.total - progress.done) as f64
+    })
+}
+
+/// Seconds as `1:02:03`, or `4:05` under an hour.
+fn clock(seconds: f64) -> String {
+    let whole = seconds.round() as u64;
+    let (hours, minutes, seconds) = (whole / 3600, whole / 60 % 60, whole % 60);
+    if hours > 0 {
+        format!("{hours}:{minutes:02}:{seconds:02}")
+    } else {
+        format!("{minutes}:{seconds:02}")
+    }
 }
 
 /// A rate with an SI suffix, e.g. `12.3M`.

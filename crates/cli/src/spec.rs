@@ -1,8 +1,10 @@
 //! What a count is, in one place: the problem, how it is split into tasks, and what
 //! identifies the task list, shared by `count`, `count --mpi` and `merge`.
 
-use anyhow::Context;
-use nqueens_core::{ENGINE_VERSION, Method, Problem, Task};
+use std::num::NonZeroUsize;
+
+use anyhow::{Context, anyhow, bail};
+use nqueens_core::{ENGINE_VERSION, Kernel, Method, Problem, Task};
 use nqueens_scheduler::{Identity, fnv1a};
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +46,10 @@ impl RunSpec {
         sharing: Sharing,
     ) -> anyhow::Result<RunSpec> {
         let depth = match depth {
-            Some(depth) => depth,
+            Some(depth) => {
+                check_depth(&problem, depth)?;
+                depth
+            }
             None => {
                 let threads = match sharing {
                     Sharing::Alone { threads } => threads,
@@ -62,16 +67,75 @@ impl RunSpec {
 /// The problem `args` describe: the method (auto picks the fastest for N, or the plain
 /// method where queens are placed), the placed queens and the kernel.
 pub(crate) fn problem(args: &CountArgs) -> anyhow::Result<Problem> {
-    let method = match args.method {
+    board(args.n, args.method, &args.place, args.kernel)
+}
+
+/// The problem of an `n`-board counted by `method` (auto picks the fastest for N, or the
+/// plain method where queens are placed), holding the queens `place`, on `kernel`.
+pub(crate) fn board(
+    n: usize,
+    method: MethodChoice,
+    place: &[(usize, usize)],
+    kernel: Kernel,
+) -> anyhow::Result<Problem> {
+    let method = match method {
         MethodChoice::Exactly(method) => method,
-        MethodChoice::Auto if args.place.is_empty() => Method::fastest(args.n),
+        MethodChoice::Auto if place.is_empty() => Method::fastest(n),
         MethodChoice::Auto => Method::Plain,
     };
-    let mut problem = Problem::new(args.n, method)?;
-    if !args.place.is_empty() {
-        problem = problem.with_placement(&args.place)?;
+    let mut problem = Problem::new(n, method)?;
+    if !place.is_empty() {
+        problem = problem.with_placement(place)?;
     }
-    Ok(problem.with_kernel(args.kernel)?)
+    Ok(problem.with_kernel(kernel)?)
+}
+
+/// How many times the machine's logical CPUs `--threads` may ask for: more threads than
+/// CPUs only share them, and a hundred thousand would spend seconds starting up.
+const MOST_THREADS_PER_CPU: usize = 4;
+
+/// The worker threads a command runs on: those asked for, or one per logical CPU. More
+/// than [`MOST_THREADS_PER_CPU`] per logical CPU is refused.
+pub(crate) fn threads(asked: Option<NonZeroUsize>) -> anyhow::Result<usize> {
+    let cpus = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
+    let Some(asked) = asked else { return Ok(cpus) };
+    let most = MOST_THREADS_PER_CPU * cpus;
+    if asked.get() > most {
+        bail!(
+            "--threads {asked} is more than {MOST_THREADS_PER_CPU} per logical CPU of this \
+             machine (it has {cpus}, so at most {most}); more threads than CPUs only share them"
+        );
+    }
+    Ok(asked.get())
+}
+
+/// The most tasks an explicit `--depth` may make: each task is a few dozen bytes, and a
+/// list this long already keeps thousands of threads busy.
+const MOST_TASKS: usize = 1 << 21;
+
+/// Checks that splitting `problem` `depth` rows deep makes at most [`MOST_TASKS`] tasks,
+/// without building a list far longer than that: each split one row deeper multiplies the
+/// tasks by at most N, so a split whose parent has more than `MOST_TASKS / 8` is refused
+/// before it is built.
+fn check_depth(problem: &Problem, depth: usize) -> anyhow::Result<()> {
+    let too_many = |tasks: usize| {
+        anyhow!(
+            "--depth {depth} splits N = {} into {tasks} or more tasks, more than the {MOST_TASKS} \
+             allowed; use a smaller depth, or leave it out to have it chosen",
+            problem.n()
+        )
+    };
+    for shallower in 0..depth.min(problem.max_depth()) {
+        let tasks = problem.tasks(shallower)?.len();
+        if tasks > MOST_TASKS / 8 {
+            return Err(too_many(tasks));
+        }
+    }
+    let tasks = problem.tasks(depth)?.len();
+    if tasks > MOST_TASKS {
+        return Err(too_many(tasks));
+    }
+    Ok(())
 }
 
 /// What identifies a task list: counts with equal identities have equal tasks in the same

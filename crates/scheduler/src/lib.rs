@@ -11,6 +11,8 @@ function into a result that merges associatively.
   process does in a run over several machines.
 * [`Checkpoint`] files record the finished tasks and the merged partial result, written
   atomically, so a stopped or killed run resumes where it was.
+* [`CostModel`] predicts what the tasks not yet run will cost from a stratified sample of
+  those that have, for the runner's ETA and for estimates made before a run.
 * [`Shard`] `I/M` runs one of `M` shares of the list, for runs split over machines.
 
 # Example
@@ -30,9 +32,11 @@ assert_eq!((report.result, report.finish), (338_350, Finish::Complete));
 #![deny(missing_docs)]
 
 pub use crate::checkpoint::{Checkpoint, CheckpointError, Identity, fnv1a, write_atomically};
-pub use crate::run::{Finish, Progress, Report, RunError, Runner};
+pub use crate::cost::{CostModel, Prediction, makespan, stratified_order};
+pub use crate::run::{Finish, Progress, Report, RunError, Runner, sample_first_order};
 pub use crate::shard::{Shard, ShardError};
 
 mod checkpoint;
+mod cost;
 mod run;
 mod shard;

@@ -38,7 +38,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::checkpoint::{Checkpoint, CheckpointError, Identity, ranges};
+use crate::cost::{CostModel, stratified_order};
 use crate::shard::Shard;
+
+/// How many strata of consecutive tasks the runner's cost model cuts the list into: enough
+/// to follow how costs change along the list, few enough that a run has timed one of each
+/// soon after it starts.
+const COST_STRATA: usize = 64;
 
 /// Solves one task; called on the worker threads.
 type Solve<T, R, E> = dyn Fn(&T) -> Result<R, E> + Send + Sync;
@@ -56,6 +62,7 @@ pub struct Runner<T, R, E> {
     checkpoint: Option<CheckpointPlan>,
     stop: Arc<AtomicBool>,
     tick: Duration,
+    sample_first: bool,
 }
 
 impl<T, R, E> fmt::Debug for Runner<T, R, E> {
@@ -91,6 +98,10 @@ pub struct Progress<'a, R> {
     pub elapsed: Duration,
     /// Time spent in this session only.
     pub session: Duration,
+    /// How long the tasks not yet finished will take, from the time the finished ones
+    /// took in this session: each stratum of consecutive tasks at the mean of those timed
+    /// in it (see [`CostModel`]). `None` until a task has finished in this session.
+    pub eta: Option<Duration>,
 }
 
 /// How a run ended without error.
@@ -198,6 +209,7 @@ where
             checkpoint: None,
             stop: Arc::new(AtomicBool::new(false)),
             tick: Duration::from_millis(200),
+            sample_first: false,
         }
     }
 
@@ -231,6 +243,15 @@ where
         self
     }
 
+    /// Serves first one task drawn at random from each part of the list, then the rest in
+    /// order, so that [`Progress::eta`] soon rests on every part of the list rather than on
+    /// its first tasks alone, which may cost much more or less than the rest. The draw is
+    /// the same in every run of the list.
+    pub fn sample_first(mut self, sample_first: bool) -> Self {
+        self.sample_first = sample_first;
+        self
+    }
+
     /// How often the progress callback is called when no task finishes.
     pub fn tick(mut self, tick: Duration) -> Self {
         self.tick = tick;
@@ -241,7 +262,10 @@ where
     /// and at every tick.
     pub fn run(self, progress: impl FnMut(&Progress<'_, R>)) -> Result<Report<R>, RunError<E>> {
         let started = Instant::now();
-        let (tally, pending) = self.resume_shard(started)?;
+        let (tally, mut pending) = self.resume_shard(started)?;
+        if self.sample_first {
+            pending = sample_first_order(&pending, self.tasks.len());
+        }
         let workers = WorkerPool::spawn(
             self.threads.min(pending.len()),
             closed_queue(&pending),
@@ -292,6 +316,9 @@ where
         tally.total = selected.len();
         tally.resumed = tally.total - pending.len();
         tally.done = tally.resumed;
+        for &index in &pending {
+            tally.queued(index);
+        }
         Ok((tally, pending))
     }
 
@@ -361,12 +388,12 @@ where
     fn absorb(
         &self,
         tally: &mut Tally<R>,
-        (index, outcome): Outcome<R, E>,
+        (index, took, outcome): Outcome<R, E>,
         workers: &WorkerPool<R, E>,
         checkpoint: &CheckpointWriter<'_>,
     ) -> Result<(), RunError<E>> {
         match outcome {
-            Ok(result) => tally.add(index, &result, &*self.merge).map_err(|error| {
+            Ok(result) => tally.add(index, took, &result, &*self.merge).map_err(|error| {
                 workers.quit();
                 RunError::Merge(error)
             }),
@@ -396,6 +423,12 @@ struct Tally<R> {
     elapsed_before: Duration,
     /// When this session started.
     started: Instant,
+    /// The time each task finished in this session took, by strata of the list.
+    costs: CostModel,
+    /// Per stratum of `costs`, the tasks queued in this session and not yet finished.
+    left: Vec<usize>,
+    /// The time the tasks finished in this session took, summed over the workers.
+    busy: Duration,
 }
 
 impl<R> Tally<R> {
@@ -409,7 +442,25 @@ impl<R> Tally<R> {
             resumed: 0,
             elapsed_before: Duration::ZERO,
             started,
+            costs: CostModel::new(tasks, COST_STRATA),
+            left: vec![0; CostModel::new(tasks, COST_STRATA).strata()],
+            busy: Duration::ZERO,
         }
+    }
+
+    /// Notes that task `index` is queued in this session.
+    fn queued(&mut self, index: usize) {
+        self.left[self.costs.stratum_of(index)] += 1;
+    }
+
+    /// The time the queued tasks will take to finish, at the rate the workers have worked
+    /// in this session.
+    fn eta(&self, session: Duration) -> Option<Duration> {
+        let left = self.costs.remaining(&self.left)?.expected;
+        let busy = self.busy.as_secs_f64();
+        // Work done per second of the session: about the number of busy workers.
+        let rate = busy / session.as_secs_f64();
+        (rate > 0.0).then(|| Duration::try_from_secs_f64(left / rate).ok()).flatten()
     }
 
     /// Time spent on the run, over every session.
@@ -427,14 +478,24 @@ impl<R> Tally<R> {
             partial: &self.partial,
             elapsed: self.elapsed_before + session,
             session,
+            eta: self.eta(session),
         }
     }
 
-    /// Merges the `result` of task `index` into the partial result.
-    fn add<E>(&mut self, index: usize, result: &R, merge: &Merge<R, E>) -> Result<(), E> {
+    /// Merges the `result` of task `index`, which took `took`, into the partial result.
+    fn add<E>(
+        &mut self,
+        index: usize,
+        took: Duration,
+        result: &R,
+        merge: &Merge<R, E>,
+    ) -> Result<(), E> {
         self.partial = merge(&self.partial, result)?;
         self.finished[index] = true;
         self.done += 1;
+        self.costs.observe(index, took.as_secs_f64());
+        self.left[self.costs.stratum_of(index)] -= 1;
+        self.busy += took;
         Ok(())
     }
 
@@ -556,6 +617,7 @@ where
                     return Err(RunError::BadTask { index, tasks: self.handed_out.len() });
                 }
                 self.handed_out[index] = true;
+                tally.queued(index);
                 jobs.send(index).expect("the queue is open while its receiver is held here");
                 tally.total += 1;
             }
@@ -664,8 +726,8 @@ impl<E> Failure<E> {
     }
 }
 
-/// A task's index and what solving it gave.
-type Outcome<R, E> = (usize, Result<R, Failure<E>>);
+/// A task's index, the time it took and what solving it gave.
+type Outcome<R, E> = (usize, Duration, Result<R, Failure<E>>);
 
 /// A worker's life: solves the tasks it takes from `queue` and sends each outcome, until
 /// the queue is closed and empty, a task fails, the coordinator has gone, or `quit` is
@@ -682,16 +744,29 @@ fn work<T, R, E>(
         if quit.load(Ordering::Relaxed) {
             return;
         }
+        let started = Instant::now();
         let result = match catch_unwind(AssertUnwindSafe(|| solve(&tasks[index]))) {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(error)) => Err(Failure::Error(error)),
             Err(panic) => Err(Failure::Panic(panic_message(&*panic))),
         };
         let failed = result.is_err();
-        if results.send((index, result)).is_err() || failed {
+        if results.send((index, started.elapsed(), result)).is_err() || failed {
             return;
         }
     }
+}
+
+/// The order a run with [`Runner::sample_first`] serves `pending`, indices into a list of
+/// `tasks`: one task of each stratum of the list, drawn at random with a fixed seed, then
+/// the rest in order.
+pub fn sample_first_order(pending: &[usize], tasks: usize) -> Vec<usize> {
+    let strata = COST_STRATA.min(tasks);
+    let first_round = stratified_order(pending, strata, 0).into_iter().take(strata);
+    let mut drawn = vec![false; tasks];
+    let mut order: Vec<usize> = first_round.inspect(|&index| drawn[index] = true).collect();
+    order.extend(pending.iter().copied().filter(|&index| !drawn[index]));
+    order
 }
 
 /// The message a panic was raised with, if it was a string.

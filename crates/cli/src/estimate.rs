@@ -1,0 +1,460 @@
+//! `nqueens estimate`: what a count will take, predicted from a timed sample of its tasks.
+//!
+//! The count's task list is split finer, the finer list is cut into strata of consecutive
+//! tasks, and tasks are drawn at random from every stratum in turn and timed on as many
+//! threads as the count would run ([`nqueens_scheduler::CostModel`]). The sample stops at a
+//! small share of the work it predicts. Each task of the count is then the sum of its finer
+//! tasks, timed or taken at their stratum's mean, and the count's wall time is the time its
+//! workers take to work through those tasks in the order the runner serves them.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use nqueens_core::{Method, Problem, Task, count_rotation_fixed};
+use nqueens_scheduler::{
+    CostModel, Finish, Prediction, Progress, Runner, Shard, makespan, sample_first_order,
+    stratified_order,
+};
+use serde::Serialize;
+
+use crate::cli::{EstimateArgs, ProgressMode};
+use crate::count::check_memory;
+use crate::memory;
+use crate::spec::{self, RunSpec, Sharing};
+
+/// The most of the predicted work the sample may take.
+const SAMPLE_SHARE: f64 = 0.02;
+
+/// The longest the sample may run, whatever the share.
+const MOST_SAMPLE_TIME: Duration = Duration::from_secs(120);
+
+/// Tasks of the finer list per stratum, so that one round of the sample (a task from each
+/// stratum) is about 1% of the list, and the 2% share takes about two rounds.
+const TASKS_PER_STRATUM: usize = 100;
+
+/// The most strata: enough to follow how costs change along any list.
+const MOST_STRATA: usize = 64;
+
+/// How much finer than the count's own list the join's sampled list is. Each join task
+/// walks its prefix's half-boards again, so finer lists cost more in all: at N = 18,
+/// 1013 tasks took 6% more thread-time than the 144 of a 2-thread count, and 3410 tasks
+/// 19% more. Four times as many tasks keeps that within a few percent.
+const JOIN_FINER: usize = 4;
+
+/// The fewest tasks of a backtracking method's sampled list: its tasks share nothing, so
+/// a finer list costs no more in all, and more tasks make a better sample.
+const BACKTRACKING_SAMPLED_TASKS: usize = 16384;
+
+/// The times of the sampled tasks: their index in the sampled list, and seconds.
+type Timings = Vec<(usize, f64)>;
+
+pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
+    let threads = spec::threads(args.threads)?;
+    let started = Instant::now();
+    let problem = spec::board(args.n, args.method, &[], args.kernel)?;
+    let problem = check_memory(problem, threads, args.max_memory)?;
+    let count = RunSpec::new(problem.clone(), None, Sharing::Alone { threads })?;
+    let cluster = args
+        .cores
+        .map(|cores| {
+            let processes = cores.get().div_ceil(threads);
+            RunSpec::new(problem.clone(), None, Sharing::Shared { processes })
+                .map(|spec| (cores.get(), processes, spec))
+        })
+        .transpose()?;
+    // A count builds its task list and checks its memory before its first task.
+    let setup_s = started.elapsed().as_secs_f64();
+    let unique_started = Instant::now();
+    count_rotation_fixed(problem.n(), 2);
+    count_rotation_fixed(problem.n(), 1);
+    // And it counts the solutions fixed by rotations once its tasks are done.
+    let fixed_s = setup_s + unique_started.elapsed().as_secs_f64();
+
+    let deepest =
+        count.identity.depth.max(cluster.as_ref().map_or(0, |(_, _, c)| c.identity.depth));
+    let sampled_list = sampled_tasks(&problem, count.tasks.len(), deepest)?;
+    let memory_before = memory::peak_resident_bytes();
+    let (timings, sample_s) =
+        time_sample(&problem, &sampled_list, threads, args.seed, args.progress)?;
+    let Some(sampled) = timings else {
+        eprintln!("nqueens: estimate stopped");
+        return Ok(ExitCode::from(crate::count::STOPPED));
+    };
+
+    let strata = strata(sampled_list.len());
+    let mut model = CostModel::new(sampled_list.len(), strata);
+    for &(index, seconds) in &sampled {
+        model.observe(index, seconds);
+    }
+    let timed: f64 = sampled.iter().map(|&(_, seconds)| seconds).sum();
+    let rest = model.remaining(&model.untimed()).context("no task of the sample finished")?;
+    let work = Prediction {
+        expected: timed + rest.expected,
+        low: timed + rest.low,
+        high: timed + rest.high,
+    };
+    let mut costs: Vec<Option<f64>> = vec![None; sampled_list.len()];
+    for &(index, seconds) in &sampled {
+        costs[index] = Some(seconds);
+    }
+    let costs: Vec<f64> = (0..sampled_list.len())
+        .map(|index| costs[index].or_else(|| model.expected(index)).unwrap_or(0.0))
+        .collect();
+
+    let count_wall = wall_time(&costs, &sampled_list, &count.tasks, Shard::WHOLE, threads);
+    let wall = spread_like(count_wall, work, fixed_s);
+    let cluster = cluster.map(|(cores, processes, spec)| {
+        let slowest = (0..processes)
+            .map(|index| {
+                let shard = Shard::new(index, processes).expect("index < processes");
+                wall_time(&costs, &sampled_list, &spec.tasks, shard, threads)
+            })
+            .fold(0.0, f64::max);
+        let wall = spread_like(slowest, work, fixed_s);
+        ClusterEstimate {
+            cores,
+            processes,
+            tasks: spec.tasks.len(),
+            predicted_wall_s: wall.expected,
+            predicted_wall_s_low: wall.low,
+            predicted_wall_s_high: wall.high,
+        }
+    });
+    let peak_memory_bytes = peak_memory(&problem, threads, memory_before)?;
+
+    let estimate = Estimate {
+        n: problem.n(),
+        method: problem.method(),
+        kernel: problem.kernel().name(),
+        threads,
+        depth: count.identity.depth,
+        tasks: count.tasks.len(),
+        predicted_wall_s: wall.expected,
+        predicted_wall_s_low: wall.low,
+        predicted_wall_s_high: wall.high,
+        core_hours: work.expected / 3600.0,
+        core_hours_low: work.low / 3600.0,
+        core_hours_high: work.high / 3600.0,
+        peak_memory_bytes,
+        sampled_tasks: sampled.len(),
+        sampled_list_tasks: sampled_list.len(),
+        sample_s,
+        sample_share: timed / work.expected.max(f64::MIN_POSITIVE),
+        seed: args.seed,
+        cluster,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&estimate)?);
+    } else {
+        print!("{}", estimate.text());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `estimate` predicts, as `--json` prints it.
+#[derive(Debug, Serialize)]
+struct Estimate {
+    n: usize,
+    method: Method,
+    kernel: &'static str,
+    threads: usize,
+    /// The split and the number of tasks of the count predicted.
+    depth: usize,
+    tasks: usize,
+    predicted_wall_s: f64,
+    predicted_wall_s_low: f64,
+    predicted_wall_s_high: f64,
+    core_hours: f64,
+    core_hours_low: f64,
+    core_hours_high: f64,
+    peak_memory_bytes: u64,
+    /// Tasks timed, out of the finer list the sample was drawn from.
+    sampled_tasks: usize,
+    sampled_list_tasks: usize,
+    /// How long the sample took, and its share of the predicted work.
+    sample_s: f64,
+    sample_share: f64,
+    seed: u64,
+    cluster: Option<ClusterEstimate>,
+}
+
+/// The wall time on a cluster of machines like this one.
+#[derive(Debug, Serialize)]
+struct ClusterEstimate {
+    cores: usize,
+    /// Shards, one per machine of `threads` threads.
+    processes: usize,
+    tasks: usize,
+    predicted_wall_s: f64,
+    predicted_wall_s_low: f64,
+    predicted_wall_s_high: f64,
+}
+
+impl Estimate {
+    fn text(&self) -> String {
+        let mut text = format!(
+            "N={} method={} kernel={} threads={}: about {} ({} to {}), {:.3} core-hours ({:.3} \
+             to {:.3}), peak memory about {}\n",
+            self.n,
+            self.method,
+            self.kernel,
+            self.threads,
+            duration(self.predicted_wall_s),
+            duration(self.predicted_wall_s_low),
+            duration(self.predicted_wall_s_high),
+            self.core_hours,
+            self.core_hours_low,
+            self.core_hours_high,
+            memory::human(self.peak_memory_bytes),
+        );
+        if let Some(cluster) = &self.cluster {
+            text += &format!(
+                "on {} cores ({} machines of {} threads, --shard I/{}): about {} ({} to {})\n",
+                cluster.cores,
+                cluster.processes,
+                self.threads,
+                cluster.processes,
+                duration(cluster.predicted_wall_s),
+                duration(cluster.predicted_wall_s_low),
+                duration(cluster.predicted_wall_s_high),
+            );
+        }
+        text += &format!(
+            "sampled {} of {} tasks in {:.1}s ({:.1}% of the predicted work, seed {})\n",
+            self.sampled_tasks,
+            self.sampled_list_tasks,
+            self.sample_s,
+            100.0 * self.sample_share,
+            self.seed,
+        );
+        text
+    }
+}
+
+/// A wall time of `seconds` of work, whose interval is as wide relative to it as `work`'s
+/// is, plus `fixed` seconds that do not vary.
+fn spread_like(seconds: f64, work: Prediction, fixed: f64) -> Prediction {
+    let ratio = |figure: f64| if work.expected > 0.0 { figure / work.expected } else { 1.0 };
+    Prediction {
+        expected: seconds + fixed,
+        low: seconds * ratio(work.low) + fixed,
+        high: seconds * ratio(work.high) + fixed,
+    }
+}
+
+/// Strata for a sampled list of `tasks`.
+fn strata(tasks: usize) -> usize {
+    (tasks / TASKS_PER_STRATUM).clamp(1, MOST_STRATA)
+}
+
+/// The finer list the sample is drawn from, at least `depth` deep.
+fn sampled_tasks(problem: &Problem, count_tasks: usize, depth: usize) -> anyhow::Result<Vec<Task>> {
+    let wanted = match problem.method() {
+        Method::Join => JOIN_FINER * count_tasks,
+        _ => BACKTRACKING_SAMPLED_TASKS.max(JOIN_FINER * count_tasks),
+    };
+    let depth = problem.depth_for(wanted)?.max(depth);
+    Ok(problem.tasks(depth)?)
+}
+
+/// Times tasks of `list` drawn by a stratified sample, on `threads` threads, until they
+/// take [`SAMPLE_SHARE`] of the work they predict or [`MOST_SAMPLE_TIME`] has passed; at
+/// least one task per stratum. `None` if stopped by a signal.
+fn time_sample(
+    problem: &Problem,
+    list: &[Task],
+    threads: usize,
+    seed: u64,
+    progress: ProgressMode,
+) -> anyhow::Result<(Option<Timings>, f64)> {
+    let strata = strata(list.len());
+    let order = stratified_order(&(0..list.len()).collect::<Vec<_>>(), strata, seed);
+    let indexed: Vec<(usize, Task)> = list.iter().cloned().enumerate().collect();
+    let solver = problem.clone();
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))
+        .context("cannot install a signal handler")?;
+    let runner = Runner::new(
+        indexed,
+        move |(index, task): &(usize, Task)| {
+            let started = Instant::now();
+            solver.solve(task, false)?;
+            Ok::<Timings, nqueens_core::Error>(vec![(*index, started.elapsed().as_secs_f64())])
+        },
+        |a: &Timings, b: &Timings| Ok(a.iter().chain(b).copied().collect()),
+        Vec::new(),
+    )
+    .threads(threads)
+    .stop_flag(stop);
+
+    let display = SampleDisplay::new(progress);
+    let tasks = list.len();
+    let mut next = 0;
+    let feed = |progress: &Progress<'_, Timings>| {
+        let share = sampled_share(progress.partial, tasks, strata);
+        display.show(progress, share);
+        let enough = progress.partial.len() >= strata && share >= SAMPLE_SHARE;
+        if enough || progress.session >= MOST_SAMPLE_TIME || next == order.len() {
+            return Ok(Vec::new());
+        }
+        let batch = order[next..(next + threads).min(order.len())].to_vec();
+        next += batch.len();
+        Ok(batch)
+    };
+    let report = runner.run_fed(feed, |_| {}).context("the sample failed")?;
+    display.finish();
+    let seconds = report.elapsed.as_secs_f64();
+    Ok(((report.finish == Finish::Complete).then_some(report.result), seconds))
+}
+
+/// The share of the predicted work that the tasks timed so far took.
+fn sampled_share(timings: &Timings, tasks: usize, strata: usize) -> f64 {
+    let mut model = CostModel::new(tasks, strata);
+    for &(index, seconds) in timings {
+        model.observe(index, seconds);
+    }
+    let timed: f64 = timings.iter().map(|&(_, seconds)| seconds).sum();
+    match model.remaining(&model.untimed()) {
+        Some(rest) if timed + rest.expected > 0.0 => timed / (timed + rest.expected),
+        _ => 0.0,
+    }
+}
+
+/// The time `threads` workers take over `shard`'s share of `tasks`, served as the runner
+/// serves them, each task costing what the tasks of the sampled `list` that it holds (those
+/// whose key starts with its key) cost by `costs`.
+fn wall_time(costs: &[f64], list: &[Task], tasks: &[Task], shard: Shard, threads: usize) -> f64 {
+    let task_costs = costs_by_prefix(costs, list, tasks);
+    let pending: Vec<usize> = shard.select(tasks.len()).collect();
+    let order = sample_first_order(&pending, tasks.len());
+    makespan(order.iter().map(|&index| task_costs[index]), threads)
+}
+
+/// The cost of each of `tasks`: the sum of the `costs` of the tasks of `finer` whose key
+/// starts with its key. Tasks of one list are in key order, so one pass matches them.
+fn costs_by_prefix(costs: &[f64], finer: &[Task], tasks: &[Task]) -> Vec<f64> {
+    let mut sums = vec![0.0; tasks.len()];
+    let mut at = 0;
+    for (task, cost) in finer.iter().zip(costs) {
+        while at < tasks.len() && !task.key().starts_with(tasks[at].key()) {
+            at += 1;
+        }
+        match sums.get_mut(at) {
+            Some(sum) => *sum += cost,
+            None => unreachable!("every finer task extends a task of the coarser list"),
+        }
+    }
+    sums
+}
+
+/// The most memory the count will hold: what the process held before the sample, and
+/// for methods whose memory grows with N, the most its threads may hold, or else what the
+/// sample's threads held.
+fn peak_memory(problem: &Problem, threads: usize, before: Option<u64>) -> anyhow::Result<u64> {
+    let after = memory::peak_resident_bytes().unwrap_or(0);
+    let base = before.unwrap_or(0);
+    Ok(match problem.bytes_per_thread(u64::MAX)? {
+        Some(per_thread) => after.max(base + per_thread.saturating_mul(threads as u64)),
+        None => after,
+    })
+}
+
+/// Seconds for people: `42.0s`, `3m20s`, `5h07m`, `2d04h`.
+fn duration(seconds: f64) -> String {
+    let whole = seconds.round() as u64;
+    match whole {
+        0..60 => format!("{seconds:.1}s"),
+        60..3600 => format!("{}m{:02}s", whole / 60, whole % 60),
+        3600..86400 => format!("{}h{:02}m", whole / 3600, whole / 60 % 60),
+        _ => format!("{}d{:02}h", whole / 86400, whole / 3600 % 24),
+    }
+}
+
+/// The sample's progress on stderr: its share of the work it aims to take.
+struct SampleDisplay {
+    bar: Option<ProgressBar>,
+    log: bool,
+}
+
+impl SampleDisplay {
+    fn new(mode: ProgressMode) -> SampleDisplay {
+        use std::io::IsTerminal;
+        let bar = matches!(mode, ProgressMode::Bar)
+            || (mode == ProgressMode::Auto && std::io::stderr().is_terminal());
+        let bar = bar.then(|| {
+            let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
+            let style = ProgressStyle::with_template(
+                "sampling {elapsed_precise} [{bar:30.cyan/blue}] {percent:>3}% | {msg}",
+            )
+            .expect("the template is valid")
+            .progress_chars("=> ");
+            bar.set_style(style);
+            bar
+        });
+        SampleDisplay { bar, log: mode == ProgressMode::Log }
+    }
+
+    fn show(&self, progress: &Progress<'_, Timings>, share: f64) {
+        let message = format!("{} tasks timed", progress.partial.len());
+        if let Some(bar) = &self.bar {
+            bar.set_position((1000.0 * share / SAMPLE_SHARE).min(1000.0) as u64);
+            bar.set_message(message);
+        } else if self.log {
+            eprintln!(
+                "nqueens: sampling: {message}, {:.1}% of the predicted work, {:.0}s",
+                100.0 * share,
+                progress.session.as_secs_f64()
+            );
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nqueens_core::{Kernel, Problem};
+
+    use super::*;
+
+    #[test]
+    fn every_finer_task_falls_in_the_task_it_extends() {
+        for method in Method::ALL {
+            for n in [8, 9, 12, 13] {
+                let problem = Problem::new(n, method).unwrap().with_kernel(Kernel::Auto).unwrap();
+                let shallow = problem.depth_for(16).unwrap();
+                let coarse = problem.tasks(shallow).unwrap();
+                let fine = problem.tasks((shallow + 2).min(problem.max_depth())).unwrap();
+                // Each finer task costs its index + 1, so each sum names its tasks.
+                let costs: Vec<f64> = (1..=fine.len()).map(|i| i as f64).collect();
+                let sums = costs_by_prefix(&costs, &fine, &coarse);
+                for (task, sum) in coarse.iter().zip(&sums) {
+                    let expected: f64 = fine
+                        .iter()
+                        .zip(&costs)
+                        .filter(|(f, _)| f.key().starts_with(task.key()))
+                        .map(|(_, c)| c)
+                        .sum();
+                    assert_eq!(*sum, expected, "{method} N = {n}, {task:?}");
+                }
+                assert_eq!(sums.iter().sum::<f64>(), costs.iter().sum::<f64>());
+            }
+        }
+    }
+
+    #[test]
+    fn durations_read_at_a_glance() {
+        assert_eq!(duration(4.25), "4.2s");
+        assert_eq!(duration(200.0), "3m20s");
+        assert_eq!(duration(5.0 * 3600.0 + 420.0), "5h07m");
+        assert_eq!(duration(2.0 * 86400.0 + 4.0 * 3600.0), "2d04h");
+    }
+}
