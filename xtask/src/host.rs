@@ -14,6 +14,10 @@ pub(crate) struct Host {
     pub(crate) logical_cpus: usize,
     pub(crate) physical_cores: usize,
     pub(crate) memory_bytes: u64,
+    /// Which of the instruction sets the kernels use the processor has (avx512f,
+    /// avx512vpopcntdq, avx2, bmi2); empty in files written before it was recorded.
+    #[serde(default)]
+    pub(crate) instruction_sets: Vec<String>,
 }
 
 /// The toolchain and source a sweep was built from.
@@ -40,6 +44,17 @@ fn command(program: &str, args: &[&str]) -> String {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
         .unwrap_or_default()
+}
+
+/// The instruction sets that decide which kernels run, as /proc/cpuinfo names them.
+const KERNEL_INSTRUCTION_SETS: [&str; 4] = ["avx512f", "avx512vpopcntdq", "avx2", "bmi2"];
+
+/// Whether the first processor's flags in `cpuinfo` include `flag`.
+fn has_flag(cpuinfo: &str, flag: &str) -> bool {
+    cpuinfo
+        .lines()
+        .find(|l| l.starts_with("flags"))
+        .is_some_and(|l| l.split_whitespace().any(|word| word == flag))
 }
 
 impl Host {
@@ -75,13 +90,23 @@ impl Host {
             logical_cpus: num_cpus::get(),
             physical_cores: num_cpus::get_physical(),
             memory_bytes: memory_kib * 1024,
+            instruction_sets: KERNEL_INSTRUCTION_SETS
+                .iter()
+                .filter(|set| has_flag(&cpuinfo, set))
+                .map(|set| (*set).to_owned())
+                .collect(),
         }
     }
 
     /// One line for table captions.
     pub(crate) fn describe(&self) -> String {
+        let sets = if self.instruction_sets.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", self.instruction_sets.join(", "))
+        };
         format!(
-            "{}, {} logical CPUs ({} physical cores), {:.0} GiB, {}; {}",
+            "{}{sets}, {} logical CPUs ({} physical cores), {:.0} GiB, {}; {}",
             self.cpu_model,
             self.logical_cpus,
             self.physical_cores,

@@ -2,6 +2,8 @@
 
 mod bench;
 mod compare;
+mod estimate_check;
+mod eta;
 mod host;
 mod measure;
 mod modules;
@@ -36,6 +38,13 @@ Commands:
           build REV in a worktree under target/compare (kept for the next time) and the
           work tree, run both in turns, check they print the same counts, and print the
           medians and current / base; appends to results/compare.json
+  estimate-check [--n 16..=20] [--methods join,eightfold] [--threads 2]
+          [--out results/estimate.json]
+          run `nqueens estimate` and then the count it predicts for each N and method,
+          print predicted against actual wall time, and append both to the JSON file
+  eta     --log FILE
+          how close the ETA of a `nqueens count --progress log` run came to its end, at
+          each tenth of the run, against the ETA that tasks done would have given
   modules [--verbose]
           the modules of each crate and the ones each uses; fails on an import cycle
   tables  [--check]
@@ -118,6 +127,23 @@ fn run(args: Vec<String>) -> Result<(), String> {
             };
             flags.finish()?;
             compare.run()
+        }
+        "estimate-check" => {
+            let check = estimate_check::EstimateCheck {
+                ns: flags.list("--n", "16..=20")?,
+                methods: flags.words("--methods", "join,eightfold"),
+                threads: flags.number("--threads", 2)?.max(1),
+                out: flags
+                    .take("--out")
+                    .map_or_else(|| project_root().join("results/estimate.json"), PathBuf::from),
+            };
+            flags.finish()?;
+            check.run()
+        }
+        "eta" => {
+            let log = flags.take("--log").ok_or("eta needs --log FILE")?;
+            flags.finish()?;
+            eta::run(std::path::Path::new(&log))
         }
         "modules" => {
             let verbose = flags.switch("--verbose");

@@ -41,9 +41,14 @@ const MOST_STRATA: usize = 64;
 
 /// How much finer than the count's own list the join's sampled list is. Each join task
 /// walks its prefix's half-boards again, so finer lists cost more in all: at N = 18,
-/// 1013 tasks took 6% more thread-time than the 144 of a 2-thread count, and 3410 tasks
-/// 19% more. Four times as many tasks keeps that within a few percent.
-const JOIN_FINER: usize = 4;
+/// 537 tasks took 8% more thread-time than the 144 of a 2-thread count, 1013 tasks 6%
+/// and 3410 tasks 19% more (one run each).
+const JOIN_FINER: usize = 2;
+
+/// Tasks run per thread before the sample, and not timed: a thread's first tasks pay for
+/// the memory its allocator has yet to map, which the count's later tasks reuse. At N = 18
+/// the join's sample predicted 4.2 to 5.5 s for a 3.2 s count without them.
+const WARM_UP_PER_THREAD: usize = 2;
 
 /// The fewest tasks of a backtracking method's sampled list: its tasks share nothing, so
 /// a finer list costs no more in all, and more tasks make a better sample.
@@ -293,22 +298,39 @@ fn time_sample(
 
     let display = SampleDisplay::new(progress);
     let tasks = list.len();
+    // The warm-up tasks are the last the sample would draw, so a sample that ends before
+    // them is no less random. A list too short to spare them gets none.
+    let warm_up = if order.len() >= 4 * WARM_UP_PER_THREAD * threads {
+        order.len() - WARM_UP_PER_THREAD * threads
+    } else {
+        order.len()
+    };
+    let (sample, warm_up) = order.split_at(warm_up);
+    let is_warm_up = |index: usize| warm_up.contains(&index);
+    let mut warmed = false;
     let mut next = 0;
     let feed = |progress: &Progress<'_, Timings>| {
-        let share = sampled_share(progress.partial, tasks, strata);
-        display.show(progress, share);
-        let enough = progress.partial.len() >= strata && share >= SAMPLE_SHARE;
-        if enough || progress.session >= MOST_SAMPLE_TIME || next == order.len() {
+        if !warmed {
+            warmed = true;
+            return Ok(warm_up.to_vec());
+        }
+        let timed: Timings =
+            progress.partial.iter().copied().filter(|&(i, _)| !is_warm_up(i)).collect();
+        let share = sampled_share(&timed, tasks, strata);
+        display.show(timed.len(), progress.session, share);
+        let enough = timed.len() >= strata && share >= SAMPLE_SHARE;
+        if enough || progress.session >= MOST_SAMPLE_TIME || next == sample.len() {
             return Ok(Vec::new());
         }
-        let batch = order[next..(next + threads).min(order.len())].to_vec();
+        let batch = sample[next..(next + threads).min(sample.len())].to_vec();
         next += batch.len();
         Ok(batch)
     };
     let report = runner.run_fed(feed, |_| {}).context("the sample failed")?;
     display.finish();
     let seconds = report.elapsed.as_secs_f64();
-    Ok(((report.finish == Finish::Complete).then_some(report.result), seconds))
+    let timed = report.result.into_iter().filter(|&(i, _)| !is_warm_up(i)).collect();
+    Ok(((report.finish == Finish::Complete).then_some(timed), seconds))
 }
 
 /// The share of the predicted work that the tasks timed so far took.
@@ -398,8 +420,8 @@ impl SampleDisplay {
         SampleDisplay { bar, log: mode == ProgressMode::Log }
     }
 
-    fn show(&self, progress: &Progress<'_, Timings>, share: f64) {
-        let message = format!("{} tasks timed", progress.partial.len());
+    fn show(&self, timed: usize, session: Duration, share: f64) {
+        let message = format!("{timed} tasks timed");
         if let Some(bar) = &self.bar {
             bar.set_position((1000.0 * share / SAMPLE_SHARE).min(1000.0) as u64);
             bar.set_message(message);
@@ -407,7 +429,7 @@ impl SampleDisplay {
             eprintln!(
                 "nqueens: sampling: {message}, {:.1}% of the predicted work, {:.0}s",
                 100.0 * share,
-                progress.session.as_secs_f64()
+                session.as_secs_f64()
             );
         }
     }
@@ -447,6 +469,41 @@ mod tests {
                 }
                 assert_eq!(sums.iter().sum::<f64>(), costs.iter().sum::<f64>());
             }
+        }
+    }
+
+    /// The estimator's interval holds what it predicts, for work that is exactly known:
+    /// the nodes (for the join, pairs tested) of every task of a list, drawn by the
+    /// stratified sample the estimate draws, 2% of the tasks at a time.
+    #[test]
+    fn the_interval_holds_the_work_of_a_known_task_list() {
+        for (n, method) in [(13, Method::Eightfold), (14, Method::Eightfold), (14, Method::Join)] {
+            let problem = Problem::new(n, method).unwrap();
+            let tasks = problem.tasks(problem.depth_for(2000).unwrap()).unwrap();
+            let work: Vec<f64> =
+                tasks.iter().map(|task| problem.solve(task, true).unwrap().nodes as f64).collect();
+            let total: f64 = work.iter().sum();
+            let strata = strata(tasks.len());
+            let sample = (tasks.len() / 50).max(2 * strata);
+            let mut inside = 0;
+            for seed in 0..40 {
+                let order = stratified_order(&(0..tasks.len()).collect::<Vec<_>>(), strata, seed);
+                let mut model = CostModel::new(tasks.len(), strata);
+                for &index in &order[..sample] {
+                    model.observe(index, work[index]);
+                }
+                let timed: f64 = order[..sample].iter().map(|&index| work[index]).sum();
+                let rest = model.remaining(&model.untimed()).unwrap();
+                if (timed + rest.low..=timed + rest.high).contains(&total) {
+                    inside += 1;
+                }
+                let off = (timed + rest.expected) / total - 1.0;
+                assert!(off.abs() < 0.3, "{method} N = {n}, seed {seed}: {off:+.2}");
+            }
+            assert!(
+                inside >= 34,
+                "{method} N = {n}: the interval held the work {inside} of 40 times"
+            );
         }
     }
 

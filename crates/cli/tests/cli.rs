@@ -59,6 +59,39 @@ fn count_json_has_the_documented_shape() {
 }
 
 #[test]
+fn estimate_json_has_the_documented_shape() {
+    for method in ["join", "eightfold"] {
+        let value = json(&[
+            "estimate",
+            "13",
+            "--method",
+            method,
+            "--threads",
+            "2",
+            "--cores",
+            "8",
+            "--json",
+        ]);
+        let number =
+            |name: &str| value[name].as_f64().unwrap_or_else(|| panic!("{method}: {name}"));
+        assert_eq!(value["n"], 13);
+        assert_eq!(value["method"], method);
+        assert_eq!(value["threads"], 2);
+        assert!(number("predicted_wall_s_low") <= number("predicted_wall_s"));
+        assert!(number("predicted_wall_s") <= number("predicted_wall_s_high"));
+        assert!(number("predicted_wall_s") > 0.0);
+        assert!(number("core_hours_low") <= number("core_hours"));
+        assert!(number("core_hours") <= number("core_hours_high"));
+        assert!(number("peak_memory_bytes") > 0.0);
+        assert!(number("sampled_tasks") >= 1.0);
+        assert!(number("sampled_tasks") <= number("sampled_list_tasks"));
+        assert_eq!(value["cluster"]["cores"], 8);
+        assert_eq!(value["cluster"]["processes"], 4);
+        assert!(value["cluster"]["predicted_wall_s"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
 fn bad_input_is_one_clear_line_and_a_failure() {
     let cases: &[(&[&str], &str)] = &[
         (&["count", "0"], "between 1 and 128"),
@@ -80,6 +113,14 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["count", "14", "--place", "1:2", "--method", "join"], "counted with the plain"),
         (&["count", "8", "--checkpoint", "x", "--checkpoint-every", "0"], "positive"),
         (&["count"], "<N>"),
+        (&["count", "12", "--threads", "100000"], "more than 4 per logical CPU"),
+        (&["count", "24", "--method", "plain", "--depth", "12"], "use a smaller depth"),
+        (&["estimate", "0"], "between 1 and 128"),
+        (&["estimate", "8", "--threads", "0"], "'0' for '--threads"),
+        (&["estimate", "12", "--threads", "100000"], "more than 4 per logical CPU"),
+        (&["estimate", "33", "--method", "join"], "the join method counts boards up to N = 32"),
+        (&["estimate", "18", "--method", "join", "--max-memory", "1M"], "than the 1.0 MiB allowed"),
+        (&["estimate", "8", "--method", "fast"], "unknown method 'fast'"),
     ];
     for (args, expected) in cases {
         let output = nqueens(args);
