@@ -168,7 +168,7 @@ fn resume_hint(checkpoint: Option<&Path>) -> String {
 }
 
 /// A flag raised by the first SIGINT or SIGTERM; a second one ends the process at once.
-fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
+pub(crate) fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [SIGINT, SIGTERM] {

@@ -8,8 +8,6 @@
 //! workers take to work through those tasks in the order the runner serves them.
 
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -22,8 +20,9 @@ use nqueens_scheduler::{
 use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ProgressMode};
-use crate::count::check_memory;
+use crate::count::{check_memory, stop_on_signals};
 use crate::memory;
+use crate::progress::draws_bar;
 use crate::spec::{self, RunSpec, Sharing};
 
 /// The most of the predicted work the sample may take.
@@ -90,18 +89,8 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(crate::count::STOPPED));
     };
 
-    let strata = strata(sampled_list.len());
-    let mut model = CostModel::new(sampled_list.len(), strata);
-    for &(index, seconds) in &sampled {
-        model.observe(index, seconds);
-    }
-    let timed: f64 = sampled.iter().map(|&(_, seconds)| seconds).sum();
-    let rest = model.remaining(&model.untimed()).context("no task of the sample finished")?;
-    let work = Prediction {
-        expected: timed + rest.expected,
-        low: timed + rest.low,
-        high: timed + rest.high,
-    };
+    let model = model_of(&sampled, sampled_list.len());
+    let work = model.total().context("no task of the sample finished")?;
     let mut costs: Vec<Option<f64>> = vec![None; sampled_list.len()];
     for &(index, seconds) in &sampled {
         costs[index] = Some(seconds);
@@ -148,7 +137,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         sampled_tasks: sampled.len(),
         sampled_list_tasks: sampled_list.len(),
         sample_s,
-        sample_share: timed / work.expected.max(f64::MIN_POSITIVE),
+        sample_share: model.timed_cost() / work.expected.max(f64::MIN_POSITIVE),
         seed: args.seed,
         cluster,
     };
@@ -251,6 +240,15 @@ fn spread_like(seconds: f64, work: Prediction, fixed: f64) -> Prediction {
     }
 }
 
+/// The cost model of a sampled list of `tasks` with these `timings`.
+fn model_of(timings: &Timings, tasks: usize) -> CostModel {
+    let mut model = CostModel::new(tasks, strata(tasks));
+    for &(index, seconds) in timings {
+        model.observe(index, seconds);
+    }
+    model
+}
+
 /// Strata for a sampled list of `tasks`.
 fn strata(tasks: usize) -> usize {
     (tasks / TASKS_PER_STRATUM).clamp(1, MOST_STRATA)
@@ -280,9 +278,7 @@ fn time_sample(
     let order = stratified_order(&(0..list.len()).collect::<Vec<_>>(), strata, seed);
     let indexed: Vec<(usize, Task)> = list.iter().cloned().enumerate().collect();
     let solver = problem.clone();
-    let stop = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&stop))
-        .context("cannot install a signal handler")?;
+    let stop = stop_on_signals()?;
     let runner = Runner::new(
         indexed,
         move |(index, task): &(usize, Task)| {
@@ -316,7 +312,7 @@ fn time_sample(
         }
         let timed: Timings =
             progress.partial.iter().copied().filter(|&(i, _)| !is_warm_up(i)).collect();
-        let share = sampled_share(&timed, tasks, strata);
+        let share = sampled_share(&timed, tasks);
         display.show(timed.len(), progress.session, share);
         let enough = timed.len() >= strata && share >= SAMPLE_SHARE;
         if enough || progress.session >= MOST_SAMPLE_TIME || next == sample.len() {
@@ -334,14 +330,10 @@ fn time_sample(
 }
 
 /// The share of the predicted work that the tasks timed so far took.
-fn sampled_share(timings: &Timings, tasks: usize, strata: usize) -> f64 {
-    let mut model = CostModel::new(tasks, strata);
-    for &(index, seconds) in timings {
-        model.observe(index, seconds);
-    }
-    let timed: f64 = timings.iter().map(|&(_, seconds)| seconds).sum();
-    match model.remaining(&model.untimed()) {
-        Some(rest) if timed + rest.expected > 0.0 => timed / (timed + rest.expected),
+fn sampled_share(timings: &Timings, tasks: usize) -> f64 {
+    let model = model_of(timings, tasks);
+    match model.total() {
+        Some(total) if total.expected > 0.0 => model.timed_cost() / total.expected,
         _ => 0.0,
     }
 }
@@ -404,10 +396,7 @@ struct SampleDisplay {
 
 impl SampleDisplay {
     fn new(mode: ProgressMode) -> SampleDisplay {
-        use std::io::IsTerminal;
-        let bar = matches!(mode, ProgressMode::Bar)
-            || (mode == ProgressMode::Auto && std::io::stderr().is_terminal());
-        let bar = bar.then(|| {
+        let bar = draws_bar(mode).then(|| {
             let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
             let style = ProgressStyle::with_template(
                 "sampling {elapsed_precise} [{bar:30.cyan/blue}] {percent:>3}% | {msg}",
@@ -488,16 +477,12 @@ mod tests {
             let mut inside = 0;
             for seed in 0..40 {
                 let order = stratified_order(&(0..tasks.len()).collect::<Vec<_>>(), strata, seed);
-                let mut model = CostModel::new(tasks.len(), strata);
-                for &index in &order[..sample] {
-                    model.observe(index, work[index]);
-                }
-                let timed: f64 = order[..sample].iter().map(|&index| work[index]).sum();
-                let rest = model.remaining(&model.untimed()).unwrap();
-                if (timed + rest.low..=timed + rest.high).contains(&total) {
+                let timings: Timings = order[..sample].iter().map(|&i| (i, work[i])).collect();
+                let predicted = model_of(&timings, tasks.len()).total().unwrap();
+                if (predicted.low..=predicted.high).contains(&total) {
                     inside += 1;
                 }
-                let off = (timed + rest.expected) / total - 1.0;
+                let off = predicted.expected / total - 1.0;
                 assert!(off.abs() < 0.3, "{method} N = {n}, seed {seed}: {off:+.2}");
             }
             assert!(

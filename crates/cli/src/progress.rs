@@ -20,11 +20,12 @@ pub(crate) enum Display {
 
 impl Display {
     pub(crate) fn new(mode: ProgressMode) -> Display {
-        match mode {
-            ProgressMode::Auto if std::io::stderr().is_terminal() => Display::bar(),
-            ProgressMode::Bar => Display::bar(),
-            ProgressMode::Log => Display::Log { last: None },
-            ProgressMode::Auto | ProgressMode::Never => Display::Hidden,
+        if draws_bar(mode) {
+            Display::bar()
+        } else if mode == ProgressMode::Log {
+            Display::Log { last: None }
+        } else {
+            Display::Hidden
         }
     }
 
@@ -92,6 +93,11 @@ fn log_line(progress: &Progress<'_, Counts>) -> String {
         progress.elapsed.as_secs_f64(),
         solutions_so_far(progress)
     )
+}
+
+/// Whether progress in `mode` is a bar: always for `bar`, and for `auto` on a terminal.
+pub(crate) fn draws_bar(mode: ProgressMode) -> bool {
+    mode == ProgressMode::Bar || (mode == ProgressMode::Auto && std::io::stderr().is_terminal())
 }
 
 /// Seconds until the run ends: from the scheduler's cost model, which times every part of

@@ -115,7 +115,7 @@ impl CostModel {
     /// The mean cost of the tasks timed, over every stratum.
     fn overall_mean(&self) -> Option<f64> {
         let timed = self.timed();
-        (timed > 0).then(|| self.strata.iter().map(|s| s.sum).sum::<f64>() / timed as f64)
+        (timed > 0).then(|| self.timed_cost() / timed as f64)
     }
 
     /// The expected cost of task `index`: its stratum's mean, or the mean of all the tasks
@@ -144,6 +144,23 @@ impl CostModel {
         }
         let margin = INTERVAL_WIDTH * variance.sqrt();
         Some(Prediction { expected, low: (expected - margin).max(0.0), high: expected + margin })
+    }
+
+    /// The summed cost of the tasks timed.
+    pub fn timed_cost(&self) -> f64 {
+        self.strata.iter().map(|s| s.sum).sum()
+    }
+
+    /// The cost of the whole list: the tasks timed, and the rest as
+    /// [`CostModel::remaining`] predicts them; `None` before any task is timed.
+    pub fn total(&self) -> Option<Prediction> {
+        let timed = self.timed_cost();
+        let rest = self.remaining(&self.untimed())?;
+        Some(Prediction {
+            expected: timed + rest.expected,
+            low: timed + rest.low,
+            high: timed + rest.high,
+        })
     }
 
     /// How many tasks of each stratum are not yet timed.

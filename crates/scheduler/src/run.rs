@@ -434,6 +434,7 @@ struct Tally<R> {
 impl<R> Tally<R> {
     /// A run of nothing yet, out of a list of `tasks`, with `empty` as its result.
     fn new(empty: R, tasks: usize, started: Instant) -> Self {
+        let costs = CostModel::new(tasks, COST_STRATA);
         Tally {
             finished: vec![false; tasks],
             partial: empty,
@@ -442,8 +443,8 @@ impl<R> Tally<R> {
             resumed: 0,
             elapsed_before: Duration::ZERO,
             started,
-            costs: CostModel::new(tasks, COST_STRATA),
-            left: vec![0; CostModel::new(tasks, COST_STRATA).strata()],
+            left: vec![0; costs.strata()],
+            costs,
             busy: Duration::ZERO,
         }
     }
