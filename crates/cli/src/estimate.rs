@@ -78,46 +78,47 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     // And it counts the solutions fixed by rotations once its tasks are done.
     let fixed_s = setup_s + unique_started.elapsed().as_secs_f64();
 
-    let deepest =
-        count.identity.depth.max(cluster.as_ref().map_or(0, |(_, _, c)| c.identity.depth));
-    let sampled_list = sampled_tasks(&problem, count.tasks.len(), deepest)?;
     let memory_before = memory::peak_resident_bytes();
-    let (timings, sample_s) =
-        time_sample(&problem, &sampled_list, threads, args.seed, args.progress)?;
-    let Some(sampled) = timings else {
-        eprintln!("nqueens: estimate stopped");
-        return Ok(ExitCode::from(crate::count::STOPPED));
+    let options = SampleOptions { threads, seed: args.seed, progress: args.progress };
+    let list = sampled_tasks(&problem, count.tasks.len(), count.identity.depth)?;
+    let Some(sample) = Sample::take(&problem, list, options)? else {
+        return Ok(stopped());
     };
-
-    let model = model_of(&sampled, sampled_list.len());
-    let work = model.total().context("no task of the sample finished")?;
-    let mut costs: Vec<Option<f64>> = vec![None; sampled_list.len()];
-    for &(index, seconds) in &sampled {
-        costs[index] = Some(seconds);
-    }
-    let costs: Vec<f64> = (0..sampled_list.len())
-        .map(|index| costs[index].or_else(|| model.expected(index)).unwrap_or(0.0))
-        .collect();
-
-    let count_wall = wall_time(&costs, &sampled_list, &count.tasks, Shard::WHOLE, threads);
-    let wall = spread_like(count_wall, work, fixed_s);
-    let cluster = cluster.map(|(cores, processes, spec)| {
-        let slowest = (0..processes)
-            .map(|index| {
-                let shard = Shard::new(index, processes).expect("index < processes");
-                wall_time(&costs, &sampled_list, &spec.tasks, shard, threads)
+    let wall = spread_like(sample.wall_time(&count.tasks, Shard::WHOLE), sample.work, fixed_s);
+    let cluster = match cluster {
+        None => None,
+        Some((cores, processes, spec)) => {
+            // A join task's finer tasks cost more in all than it does, so a cluster's
+            // deeper list is sampled on its own rather than summed into the count's.
+            let own;
+            let sample = if spec.identity.depth <= count.identity.depth {
+                &sample
+            } else {
+                let list = sampled_tasks(&problem, spec.tasks.len(), spec.identity.depth)?;
+                let Some(taken) = Sample::take(&problem, list, options)? else {
+                    return Ok(stopped());
+                };
+                own = taken;
+                &own
+            };
+            let slowest = (0..processes)
+                .map(|index| {
+                    let shard = Shard::new(index, processes).expect("index < processes");
+                    sample.wall_time(&spec.tasks, shard)
+                })
+                .fold(0.0, f64::max);
+            let wall = spread_like(slowest, sample.work, fixed_s);
+            Some(ClusterEstimate {
+                cores,
+                processes,
+                tasks: spec.tasks.len(),
+                predicted_wall_s: wall.expected,
+                predicted_wall_s_low: wall.low,
+                predicted_wall_s_high: wall.high,
+                sampled_tasks: sample.timed,
             })
-            .fold(0.0, f64::max);
-        let wall = spread_like(slowest, work, fixed_s);
-        ClusterEstimate {
-            cores,
-            processes,
-            tasks: spec.tasks.len(),
-            predicted_wall_s: wall.expected,
-            predicted_wall_s_low: wall.low,
-            predicted_wall_s_high: wall.high,
         }
-    });
+    };
     let peak_memory_bytes = peak_memory(&problem, threads, memory_before)?;
 
     let estimate = Estimate {
@@ -130,14 +131,14 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         predicted_wall_s: wall.expected,
         predicted_wall_s_low: wall.low,
         predicted_wall_s_high: wall.high,
-        core_hours: work.expected / 3600.0,
-        core_hours_low: work.low / 3600.0,
-        core_hours_high: work.high / 3600.0,
+        core_hours: sample.work.expected / 3600.0,
+        core_hours_low: sample.work.low / 3600.0,
+        core_hours_high: sample.work.high / 3600.0,
         peak_memory_bytes,
-        sampled_tasks: sampled.len(),
-        sampled_list_tasks: sampled_list.len(),
-        sample_s,
-        sample_share: model.timed_cost() / work.expected.max(f64::MIN_POSITIVE),
+        sampled_tasks: sample.timed,
+        sampled_list_tasks: sample.list.len(),
+        sample_s: sample.seconds,
+        sample_share: sample.share(),
         seed: args.seed,
         cluster,
     };
@@ -186,6 +187,8 @@ struct ClusterEstimate {
     predicted_wall_s: f64,
     predicted_wall_s_low: f64,
     predicted_wall_s_high: f64,
+    /// Tasks timed for it: 0 where the count's sample served.
+    sampled_tasks: usize,
 }
 
 impl Estimate {
@@ -226,6 +229,80 @@ impl Estimate {
             self.seed,
         );
         text
+    }
+}
+
+/// What `estimate` says when a signal stops it.
+fn stopped() -> ExitCode {
+    eprintln!("nqueens: estimate stopped");
+    ExitCode::from(crate::count::STOPPED)
+}
+
+/// How a sample is run: on the count's threads, drawn by `seed`, its progress shown so.
+#[derive(Clone, Copy)]
+struct SampleOptions {
+    threads: usize,
+    seed: u64,
+    progress: ProgressMode,
+}
+
+/// A timed sample of a finer task list, and what it predicts of each of its tasks.
+struct Sample {
+    list: Vec<Task>,
+    /// Each task's cost: its time if timed, else its stratum's mean.
+    costs: Vec<f64>,
+    /// The whole list's work, in thread-seconds.
+    work: Prediction,
+    timed: usize,
+    timed_cost: f64,
+    threads: usize,
+    /// How long the sample took.
+    seconds: f64,
+}
+
+impl Sample {
+    /// Times a sample of `list`; `None` if a signal stopped it.
+    fn take(
+        problem: &Problem,
+        list: Vec<Task>,
+        options: SampleOptions,
+    ) -> anyhow::Result<Option<Sample>> {
+        let (timings, seconds) =
+            time_sample(problem, &list, options.threads, options.seed, options.progress)?;
+        let Some(timings) = timings else { return Ok(None) };
+        let model = model_of(&timings, list.len());
+        let work = model.total().context("no task of the sample finished")?;
+        let mut costs: Vec<Option<f64>> = vec![None; list.len()];
+        for &(index, seconds) in &timings {
+            costs[index] = Some(seconds);
+        }
+        let costs = (0..list.len())
+            .map(|index| costs[index].or_else(|| model.expected(index)).unwrap_or(0.0))
+            .collect();
+        Ok(Some(Sample {
+            list,
+            costs,
+            work,
+            timed: timings.len(),
+            timed_cost: model.timed_cost(),
+            threads: options.threads,
+            seconds,
+        }))
+    }
+
+    /// The share of the predicted work the sample took.
+    fn share(&self) -> f64 {
+        self.timed_cost / self.work.expected.max(f64::MIN_POSITIVE)
+    }
+
+    /// The time the sample's threads take over `shard`'s share of `tasks`, served as the
+    /// runner serves them, each task costing the sampled list's tasks that it holds (those
+    /// whose key starts with its key).
+    fn wall_time(&self, tasks: &[Task], shard: Shard) -> f64 {
+        let task_costs = costs_by_prefix(&self.costs, &self.list, tasks);
+        let pending: Vec<usize> = shard.select(tasks.len()).collect();
+        let order = sample_first_order(&pending, tasks.len());
+        makespan(order.iter().map(|&index| task_costs[index]), self.threads)
     }
 }
 
@@ -336,16 +413,6 @@ fn sampled_share(timings: &Timings, tasks: usize) -> f64 {
         Some(total) if total.expected > 0.0 => model.timed_cost() / total.expected,
         _ => 0.0,
     }
-}
-
-/// The time `threads` workers take over `shard`'s share of `tasks`, served as the runner
-/// serves them, each task costing what the tasks of the sampled `list` that it holds (those
-/// whose key starts with its key) cost by `costs`.
-fn wall_time(costs: &[f64], list: &[Task], tasks: &[Task], shard: Shard, threads: usize) -> f64 {
-    let task_costs = costs_by_prefix(costs, list, tasks);
-    let pending: Vec<usize> = shard.select(tasks.len()).collect();
-    let order = sample_first_order(&pending, tasks.len());
-    makespan(order.iter().map(|&index| task_costs[index]), threads)
 }
 
 /// The cost of each of `tasks`: the sum of the `costs` of the tasks of `finer` whose key
