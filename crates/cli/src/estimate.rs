@@ -39,10 +39,12 @@ const TASKS_PER_STRATUM: usize = 100;
 const MOST_STRATA: usize = 64;
 
 /// How much finer than the count's own list the join's sampled list is. Each join task
-/// walks its prefix's half-boards again, so finer lists cost more in all: at N = 18,
-/// 537 tasks took 8% more thread-time than the 144 of a 2-thread count, 1013 tasks 6%
-/// and 3410 tasks 19% more (one run each).
-const JOIN_FINER: usize = 2;
+/// walks its prefix's half-boards again, so finer lists cost more in all (with the walk
+/// of every row, at N = 18, 537 tasks took 8% more thread-time than the 144 of a 2-thread
+/// count and 3410 tasks 19% more); since the tail tables the walk is short, and an even
+/// board's tasks differ so much in cost that 2% of the work was 8 tasks of twice as fine a
+/// list: N = 20 predicted 64.9 s for a 99.9 s count, and 96.2 s with this one.
+const JOIN_FINER: usize = 8;
 
 /// Tasks run per thread before the sample, and not timed: a thread's first tasks pay for
 /// the memory its allocator has yet to map, which the count's later tasks reuse. At N = 18
