@@ -82,25 +82,13 @@ struct Span {
 
 impl Span {
     fn of(n: usize, diagonal: impl Fn(usize, usize) -> u32, west: u64, east: u64) -> Span {
-        let (mut seen_west, mut seen_east) = (0u64, 0u64);
-        for row in 0..n {
-            for column in 0..n {
-                let bit = 1u64 << diagonal(row, column);
-                if west >> column & 1 == 1 {
-                    seen_west |= bit;
-                }
-                if east >> column & 1 == 1 {
-                    seen_east |= bit;
-                }
-            }
-        }
-        let crossing = seen_west & seen_east;
+        let rows: Vec<u8> = (0..n as u8).collect();
         // The crossing diagonals of a vertical split are consecutive in both numberings.
-        // A board too small to have a crossing diagonal has an empty span, starting anywhere.
-        Span { low: crossing.trailing_zeros() % 64, len: crossing.count_ones() }
+        let seen = |columns| diagonals_of(n, &rows, columns, &diagonal);
+        Span::covering(seen(west) & seen(east))
     }
 
-    /// The least span that holds every bit of `diagonals`.
+    /// The least span that holds every bit of `diagonals`; an empty one starts anywhere.
     fn covering(diagonals: u64) -> Span {
         let low = diagonals.trailing_zeros() % 64;
         let len = if diagonals == 0 { 0 } else { 64 - diagonals.leading_zeros() - low };
@@ -110,6 +98,23 @@ impl Span {
     fn extract(self, diagonals: u64) -> u64 {
         (diagonals >> self.low) & ((1u64 << self.len) - 1)
     }
+}
+
+/// The diagonals, numbered by `diagonal(row, column)`, with a cell in one of `rows` and
+/// one of `columns`.
+fn diagonals_of(
+    n: usize,
+    rows: &[u8],
+    columns: u64,
+    diagonal: &dyn Fn(usize, usize) -> u32,
+) -> u64 {
+    let mut seen = 0u64;
+    for &row in rows {
+        for column in (0..n).filter(|&c| columns >> c & 1 == 1) {
+            seen |= 1 << diagonal(usize::from(row), column);
+        }
+    }
+    seen
 }
 
 /// One placement of the middle row's and middle column's queens on an odd board.
@@ -312,6 +317,12 @@ impl Join {
         Some(walk.tally)
     }
 
+    /// How many of the first rows of `split`'s order the walk places; the rest are the
+    /// tail.
+    fn walked_rows(&self, split: &Split) -> usize {
+        split.order.len().saturating_sub(self.tail_rows)
+    }
+
     /// The tail tables of `split`, built unless the split used last was the same.
     fn tails_of(&self, split: &Split) -> Arc<Tails> {
         self.tails.get(split.centre, || Tails::build(self, split))
@@ -489,6 +500,18 @@ struct Partial {
     falling: u64,
 }
 
+impl Partial {
+    /// The board with a queen more, at `bit` in `row`, whose falling diagonal is `fall`
+    /// (`N - 1 - row`).
+    fn with_queen(self, bit: u64, row: usize, fall: usize) -> Partial {
+        Partial {
+            columns: self.columns | bit,
+            rising: self.rising | bit << row,
+            falling: self.falling | bit << fall,
+        }
+    }
+}
+
 /// A placement of some tail rows on one half: its bits on the diagonals where it can meet
 /// a walked board ([`Meeting`]), and the crossing diagonals it adds to the walked board's
 /// signature.
@@ -510,20 +533,13 @@ struct Meeting {
 
 impl Meeting {
     fn of(n: usize, columns: u64, walked: &[u8], tail: &[u8]) -> Meeting {
-        let diagonals = |rows: &[u8], diagonal: &dyn Fn(usize, usize) -> u32| {
-            let mut seen = 0u64;
-            for &row in rows {
-                for column in (0..n).filter(|&c| columns >> c & 1 == 1) {
-                    seen |= 1 << diagonal(usize::from(row), column);
-                }
-            }
-            seen
+        let meet = |diagonal: &dyn Fn(usize, usize) -> u32| {
+            let seen = |rows| diagonals_of(n, rows, columns, diagonal);
+            Span::covering(seen(walked) & seen(tail))
         };
-        let rising = |r: usize, c: usize| (r + c) as u32;
-        let falling = |r: usize, c: usize| (c + n - 1 - r) as u32;
         Meeting {
-            rising: Span::covering(diagonals(walked, &rising) & diagonals(tail, &rising)),
-            falling: Span::covering(diagonals(walked, &falling) & diagonals(tail, &falling)),
+            rising: meet(&|r, c| (r + c) as u32),
+            falling: meet(&|r, c| (c + n - 1 - r) as u32),
         }
     }
 
@@ -631,11 +647,7 @@ fn each_tail_board(
         while free != 0 {
             let bit = free & free.wrapping_neg();
             free ^= bit;
-            let next = Partial {
-                columns: board.columns | bit,
-                rising: board.rising | bit << row,
-                falling: board.falling | bit << fall,
-            };
+            let next = board.with_queen(bit, row, fall);
             if !place(n, open, (half, rows), (index + 1, subset | 1 << index), next, found) {
                 return false;
             }
@@ -701,7 +713,7 @@ struct Tails {
 
 impl Tails {
     fn build(join: &Join, split: &Split) -> Tails {
-        let rows = &split.order[split.order.len() - join.tail_rows.min(split.order.len())..];
+        let rows = &split.order[join.walked_rows(split)..];
         let east_low = (join.n - join.n / 2) as u32;
         Tails {
             west: TailTable::build(join, split, (split.west, 0), rows),
@@ -950,7 +962,7 @@ impl<'a> Walk<'a> {
 
     /// The positions of [`Split::order`] whose rows the walk places.
     fn walked_rows(&self) -> usize {
-        self.split.order.len().saturating_sub(self.join.tail_rows)
+        self.join.walked_rows(self.split)
     }
 
     /// The choices at `position` that its forced decision, if any, and the split allow.
@@ -1187,11 +1199,7 @@ fn extend(
         for _ in 0..free {
             let bit = candidates & candidates.wrapping_neg();
             candidates ^= bit;
-            to[len] = MaybeUninit::new(Partial {
-                columns: board.columns | bit,
-                rising: board.rising | bit << row,
-                falling: board.falling | bit << fall,
-            });
+            to[len] = MaybeUninit::new(board.with_queen(bit, row, fall));
             len += usize::from(open & bit != 0);
         }
     }
