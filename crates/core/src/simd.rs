@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Detected {
     bmi: bool,
+    fast_pext: bool,
     avx2: bool,
     avx512: bool,
     avx512_popcnt: bool,
@@ -28,10 +29,31 @@ struct Detected {
 fn detect() -> Detected {
     use std::arch::is_x86_feature_detected as has;
     let bmi = has!("bmi1") && has!("bmi2") && has!("popcnt") && has!("lzcnt");
+    let fast_pext = bmi && pext_in_hardware();
     let avx2 = bmi && has!("avx2");
     let avx512 = avx2 && has!("avx512f");
     let avx512_popcnt = avx512 && has!("avx512bw") && has!("avx512vl") && has!("avx512vpopcntdq");
-    Detected { bmi, avx2, avx512, avx512_popcnt }
+    Detected { bmi, fast_pext, avx2, avx512, avx512_popcnt }
+}
+
+/// Whether `pext` is one fast instruction here. AMD's processors before Zen 3 (family
+/// 0x19) have it in microcode, tens of cycles per bit of the mask; other vendors than
+/// Intel and AMD are not assumed to be fast.
+#[cfg(target_arch = "x86_64")]
+fn pext_in_hardware() -> bool {
+    use std::arch::x86_64::__cpuid;
+    let vendor = __cpuid(0);
+    let name: Vec<u8> =
+        [vendor.ebx, vendor.edx, vendor.ecx].iter().flat_map(|word| word.to_le_bytes()).collect();
+    let signature = __cpuid(1).eax;
+    let base_family = (signature >> 8) & 0xf;
+    let family =
+        if base_family == 0xf { base_family + ((signature >> 20) & 0xff) } else { base_family };
+    match name.as_slice() {
+        b"GenuineIntel" => true,
+        b"AuthenticAMD" => family >= 0x19,
+        _ => false,
+    }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -68,6 +90,11 @@ token! {
     /// Proof of BMI1, BMI2, POPCNT and LZCNT: the scalar kernel's bit tricks in one
     /// instruction each.
     Bmi, bmi
+}
+
+token! {
+    /// Proof of BMI2's `pext` as one fast instruction, not microcode.
+    FastPext, fast_pext
 }
 
 token! {
@@ -115,5 +142,6 @@ mod tests {
         assert!(Avx512Popcnt::new().is_none() || Avx512::new().is_some());
         assert!(Avx512::new().is_none() || Avx2::new().is_some());
         assert!(Avx2::new().is_none() || Bmi::new().is_some());
+        assert!(FastPext::new().is_none() || Bmi::new().is_some());
     }
 }

@@ -10,7 +10,7 @@
 use std::ops::Range;
 
 use crate::kernel::Kernel;
-use crate::simd::{Avx2, Avx512Popcnt, Bmi};
+use crate::simd::{Avx2, Avx512Popcnt, Bmi, FastPext};
 
 /// Lanes of one group, as words.
 #[derive(Clone, Copy, Debug)]
@@ -160,18 +160,18 @@ impl PairKernel {
     /// saves), as many as pay for themselves. Each bit halves the buckets and skips the
     /// pairs that both hold it, a share the sample tells; once buckets are smaller than a
     /// group of lanes, each bit also doubles the groups whose tables are built.
-    fn key(self, stored: &[u64], queries: &[u64], bits: u32) -> Vec<u32> {
+    fn key(self, stored: &[u64], queries: &[u64], bits: u32) -> u64 {
         // One group's worth split into buckets is as many groups as buckets, each tested
         // against the queries of the buckets it meets: what the key skips, the extra
         // groups spend again.
         if stored.len() <= self.lanes() {
-            return Vec::new();
+            return 0;
         }
         // Choosing looks at up to twice CROWDING_SAMPLE bitsets, bit by bit: lists with few
         // groups' worth of queries (the many small row sets of odd boards) cannot win it back.
         let groups = stored.len().div_ceil(self.lanes());
         if groups * queries.len() < FEWEST_GROUP_QUERIES {
-            return Vec::new();
+            return 0;
         }
         let share_holding = |list: &[u64]| {
             let mut held = [0u32; 64];
@@ -209,8 +209,7 @@ impl PairKernel {
                 (best, best_cost) = (key_bits as usize, cost);
             }
         }
-        order.truncate(best);
-        order
+        order[..best].iter().fold(0, |key, &bit| key | 1 << bit)
     }
 
     /// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for
@@ -228,15 +227,15 @@ impl PairKernel {
         scratch: &mut Scratch,
     ) -> PairCount {
         let key = self.key(stored, queries, bits);
-        if key.is_empty() {
+        if key == 0 {
             let every_query = 0..queries.len();
             let runs = std::slice::from_ref(&every_query);
             let disjoint = self.count_group(stored, queries, runs, bits, scratch);
             return PairCount { disjoint, tested: (stored.len() * queries.len()) as u64 };
         }
-        let key_bits = key.len() as u32;
+        let key_bits = key.count_ones();
         let rest = bits - key_bits;
-        scratch.permutation.build(bits, &key);
+        scratch.permutation.build(bits, key, FastPext::new());
         // Out of `scratch` for the loop, since counting a group borrows the rest of it.
         let mut sorted_stored = std::mem::take(&mut scratch.sorted_stored);
         let mut sorted_queries = std::mem::take(&mut scratch.sorted_queries);
@@ -320,26 +319,33 @@ struct Lists<'a> {
     bits: u32,
 }
 
-/// A permutation of the bits of a `u64`, applied a byte at a time through tables.
+/// The permutation of the bits of a `u64` that moves a key's bits to the top and the other
+/// bits below them, each in their order: one `pext` per part where the processor runs it
+/// in hardware, else a table lookup per byte.
 #[derive(Default)]
 struct Permutation {
+    key: u64,
+    rest: u64,
+    rest_bits: u32,
+    pext: Option<FastPext>,
     tables: Vec<[u64; 256]>,
 }
 
 impl Permutation {
-    /// Moves `key` to the top of the `bits` bits, in its order, and the other bits below
-    /// them, in theirs.
-    fn build(&mut self, bits: u32, key: &[u32]) {
-        let rest = bits - key.len() as u32;
+    /// The permutation of the `bits` bits that moves the bits of `key` to the top, through
+    /// `pext` if given.
+    fn build(&mut self, bits: u32, key: u64, pext: Option<FastPext>) {
+        let every = u64::MAX >> (64 - bits);
+        (self.key, self.rest, self.pext) = (key, every & !key, pext);
+        self.rest_bits = self.rest.count_ones();
+        if pext.is_some() {
+            return;
+        }
         let mut target = [0u32; 64];
-        let mut next = 0;
-        for bit in 0..bits {
-            if let Some(place) = key.iter().position(|&k| k == bit) {
-                target[bit as usize] = rest + place as u32;
-            } else {
-                target[bit as usize] = next;
-                next += 1;
-            }
+        let (mut next_rest, mut next_key) = (0, self.rest_bits);
+        for (bit, target) in target.iter_mut().enumerate().take(bits as usize) {
+            let next = if key >> bit & 1 == 1 { &mut next_key } else { &mut next_rest };
+            (*target, *next) = (*next, *next + 1);
         }
         let bytes = bits.div_ceil(8) as usize;
         self.tables.resize(bytes, [0; 256]);
@@ -352,13 +358,32 @@ impl Permutation {
         }
     }
 
-    fn apply(&self, bitset: u64) -> u64 {
+    fn through_tables(&self, bitset: u64) -> u64 {
         let mut moved = 0;
         for (byte, table) in self.tables.iter().enumerate() {
             moved |= table[(bitset >> (8 * byte)) as u8 as usize];
         }
         moved
     }
+
+    #[cfg(test)]
+    fn apply(&self, bitset: u64) -> u64 {
+        match self.pext {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `pext` proves that the processor has BMI2.
+            Some(pext) => unsafe { through_pext(pext, self, bitset) },
+            _ => self.through_tables(bitset),
+        }
+    }
+}
+
+/// [`Permutation`] through `pext`, for a single bitset.
+#[cfg(all(test, target_arch = "x86_64"))]
+#[target_feature(enable = "bmi2")]
+fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> u64 {
+    use std::arch::x86_64::_pext_u64;
+    let Permutation { key, rest, rest_bits, .. } = *permutation;
+    _pext_u64(bitset, rest) | _pext_u64(bitset, key) << rest_bits
 }
 
 /// How a count sorts its lists into buckets: each bitset's key bits are moved to the top
@@ -372,10 +397,29 @@ struct Buckets<'a> {
 impl Buckets<'_> {
     /// Rewrites `items` through the permutation and sorts them by key, with the key bits
     /// cleared, into `spare`, which it returns; `starts[key]..starts[key + 1]` is then the
-    /// bucket of `key`. Both passes go through the items in order: sorting in place chained
-    /// every move on the one before.
+    /// bucket of `key`.
     fn sort<'s>(
         &self,
+        items: &mut [u64],
+        spare: &'s mut Vec<u64>,
+        starts: &mut Vec<usize>,
+        next: &mut Vec<usize>,
+    ) -> &'s [u64] {
+        let permutation = self.permutation;
+        match permutation.pext {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `pext` proves that the processor has BMI2.
+            Some(pext) => unsafe { sort_through_pext(pext, self, items, spare, starts, next) },
+            _ => self.sort_by(|item| permutation.through_tables(item), items, spare, starts, next),
+        }
+    }
+
+    /// [`Buckets::sort`] with the permutation `permute`. Both passes go through the items
+    /// in order: sorting in place chained every move on the one before.
+    #[inline(always)]
+    fn sort_by<'s>(
+        &self,
+        permute: impl Fn(u64) -> u64,
         items: &mut [u64],
         spare: &'s mut Vec<u64>,
         starts: &mut Vec<usize>,
@@ -385,7 +429,7 @@ impl Buckets<'_> {
         starts.clear();
         starts.resize(keys + 1, 0);
         for item in items.iter_mut() {
-            *item = self.permutation.apply(*item);
+            *item = permute(*item);
             starts[(*item >> self.rest) as usize + 1] += 1;
         }
         for key in 0..keys {
@@ -405,6 +449,24 @@ impl Buckets<'_> {
         }
         &spare[..items.len()]
     }
+}
+
+/// [`Buckets::sort`] compiled with BMI2, so that its permutation is two `pext`s inlined
+/// into the loop.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn sort_through_pext<'s>(
+    _: FastPext,
+    buckets: &Buckets<'_>,
+    items: &mut [u64],
+    spare: &'s mut Vec<u64>,
+    starts: &mut Vec<usize>,
+    next: &mut Vec<usize>,
+) -> &'s [u64] {
+    use std::arch::x86_64::_pext_u64;
+    let Permutation { key, rest, rest_bits, .. } = *buckets.permutation;
+    let permute = |item| _pext_u64(item, rest) | _pext_u64(item, key) << rest_bits;
+    buckets.sort_by(permute, items, spare, starts, next)
 }
 
 /// [`PairKernel::count_group`] compiled for AVX-512, so that the table building and the
@@ -481,14 +543,11 @@ where
         let mut occupied = [Lanes([0u64; W]); 64 + 8];
         let mut valid = Lanes([0u64; W]);
         for (lane, &bitset) in group.iter().enumerate() {
-            let (word, bit) = (lane / 64, 1u64 << (lane % 64));
-            valid.0[word] |= bit;
-            let mut rest = bitset;
-            while rest != 0 {
-                occupied[rest.trailing_zeros() as usize].0[word] |= bit;
-                rest &= rest - 1;
-            }
+            let (word, lane) = (lane / 64, lane % 64);
+            valid.0[word] |= 1 << lane;
+            occupied[lane].0[word] = bitset;
         }
+        transpose(&mut occupied[..64]);
         for (chunk, table) in tables.iter_mut().take(CHUNKS).enumerate() {
             table.0[0] = if chunk == 0 { valid } else { Lanes([!0; W]) };
             for value in 1..entries {
@@ -507,6 +566,30 @@ where
         }
     }
     found
+}
+
+/// Turns 64 bitsets per word, one per row, into 64 rows of one bit each: afterwards bit
+/// `lane` of row `bit` is bit `bit` of what row `lane` held, in every word. Swapping the
+/// two off-diagonal blocks of halving size, six times, costs a few word operations per
+/// bitset, where setting each bit on its own chained an update of memory on the one before.
+#[inline(always)]
+fn transpose<const W: usize>(rows: &mut [Lanes<W>]) {
+    let mut width = 32;
+    let mut low = u64::MAX >> 32;
+    while width != 0 {
+        for block in rows.chunks_exact_mut(2 * width) {
+            let (upper, lower) = block.split_at_mut(width);
+            for (a, b) in upper.iter_mut().zip(lower) {
+                for (a, b) in a.0.iter_mut().zip(&mut b.0) {
+                    let swapped = ((*a >> width) ^ *b) & low;
+                    *a ^= swapped << width;
+                    *b ^= swapped;
+                }
+            }
+        }
+        width /= 2;
+        low ^= low << width;
+    }
 }
 
 /// The query loop for one lane width: for every query, the AND of one table entry per
@@ -708,34 +791,45 @@ mod tests {
 
     #[test]
     fn the_bucket_sort_keeps_every_item_and_groups_them_by_key() {
-        let mut permutation = Permutation::default();
-        permutation.build(20, &[3, 17, 0]);
-        assert_eq!(permutation.apply(1 << 3), 1 << 17);
-        assert_eq!(permutation.apply(1 << 0), 1 << 19);
-        assert_eq!(permutation.apply(1 << 1), 1 << 0);
-        assert_eq!(permutation.apply(1 << 19), 1 << 16);
-        let original = bitsets(1000, 12, 300, 9);
-        for key_bits in [4, 10] {
-            let rest = 12 - key_bits;
-            let (mut starts, mut next) = (Vec::new(), Vec::new());
-            let mut items = original.clone();
-            let mut spare = vec![u64::MAX; 1200];
-            let mut identity = Permutation::default();
-            identity.build(12, &(rest..12).collect::<Vec<u32>>());
-            let buckets = Buckets { permutation: &identity, rest, key_bits };
-            let sorted = buckets.sort(&mut items, &mut spare, &mut starts, &mut next).to_vec();
-            assert_eq!((sorted.len(), starts[1 << key_bits]), (1000, 1000));
-            for key in 0..1u64 << key_bits {
-                let mut bucket: Vec<u64> = original
-                    .iter()
-                    .filter(|&&x| x >> rest == key)
-                    .map(|x| x & ((1 << rest) - 1))
-                    .collect();
-                let key = key as usize;
-                let mut sorted = sorted[starts[key]..starts[key + 1]].to_vec();
-                bucket.sort_unstable();
-                sorted.sort_unstable();
-                assert_eq!(bucket, sorted, "{key_bits} key bits, key {key}");
+        // The bits of `bits` within `mask`, packed from bit 0 up in their order.
+        let gather = |bits: u64, mask: u64| {
+            let mut packed = 0;
+            for (place, bit) in (0..64).filter(|&bit| mask >> bit & 1 == 1).enumerate() {
+                packed |= (bits >> bit & 1) << place;
+            }
+            packed
+        };
+        for pext in std::iter::once(None).chain(FastPext::new().map(Some)) {
+            let mut permutation = Permutation::default();
+            permutation.build(20, 1 << 3 | 1 << 17 | 1 << 0, pext);
+            assert_eq!(permutation.apply(1 << 0), 1 << 17, "{pext:?}");
+            assert_eq!(permutation.apply(1 << 3), 1 << 18, "{pext:?}");
+            assert_eq!(permutation.apply(1 << 17), 1 << 19, "{pext:?}");
+            assert_eq!(permutation.apply(1 << 1), 1 << 0, "{pext:?}");
+            assert_eq!(permutation.apply(1 << 19), 1 << 16, "{pext:?}");
+            let original = bitsets(1000, 12, 300, 9);
+            for key in [0b1001_0010_0100u64, 0b1111_0101_1111] {
+                let key_bits = key.count_ones();
+                let rest = 12 - key_bits;
+                let (mut starts, mut next) = (Vec::new(), Vec::new());
+                let mut items = original.clone();
+                let mut spare = vec![u64::MAX; 1200];
+                permutation.build(12, key, pext);
+                let buckets = Buckets { permutation: &permutation, rest, key_bits };
+                let sorted = buckets.sort(&mut items, &mut spare, &mut starts, &mut next).to_vec();
+                assert_eq!((sorted.len(), starts[1 << key_bits]), (1000, 1000));
+                for bucket_key in 0..1u64 << key_bits {
+                    let mut bucket: Vec<u64> = original
+                        .iter()
+                        .filter(|&&x| gather(x, key) == bucket_key)
+                        .map(|&x| gather(x, !key))
+                        .collect();
+                    let bucket_key = bucket_key as usize;
+                    let mut sorted = sorted[starts[bucket_key]..starts[bucket_key + 1]].to_vec();
+                    bucket.sort_unstable();
+                    sorted.sort_unstable();
+                    assert_eq!(bucket, sorted, "{pext:?}, key {key:b}, bucket {bucket_key}");
+                }
             }
         }
     }
