@@ -17,6 +17,12 @@ pub(crate) struct Bench {
     pub(crate) threads: Vec<usize>,
     pub(crate) runs: usize,
     pub(crate) warmup: usize,
+    /// A combination predicted to take longer than this many seconds is skipped, with the
+    /// larger N of its method and thread count.
+    pub(crate) longest_s: f64,
+    /// A combination predicted to take longer than this many seconds runs once, without
+    /// warm-up or node count: its spread is small beside its length.
+    pub(crate) long_s: f64,
     pub(crate) out: PathBuf,
 }
 
@@ -31,7 +37,24 @@ pub(crate) struct Sweep {
     pub(crate) host: Host,
     pub(crate) runs: usize,
     pub(crate) warmup: usize,
+    /// The sweep's limits (see [`Bench`]); absent in files written before they existed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) long_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) longest_s: Option<f64>,
     pub(crate) results: Vec<Record>,
+    /// The combinations not run, with the seconds they were predicted to take.
+    #[serde(default)]
+    pub(crate) skipped: Vec<Skipped>,
+}
+
+/// A combination the sweep left out, as too long.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Skipped {
+    pub(crate) n: usize,
+    pub(crate) method: String,
+    pub(crate) threads: usize,
+    pub(crate) predicted_s: f64,
 }
 
 /// One combination of parameters and its measurements.
@@ -40,6 +63,9 @@ pub(crate) struct Record {
     pub(crate) n: usize,
     pub(crate) method: String,
     pub(crate) threads: usize,
+    /// The kernel the count ran; absent in files written before it was recorded.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) kernel: Option<String>,
     /// The split depth the count chose.
     pub(crate) depth: usize,
     /// Wall time of every run, in seconds.
@@ -75,20 +101,33 @@ impl Bench {
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} runs | {msg}")
                 .expect("the template is valid"),
         );
-        let mut results = Vec::new();
+        let mut results: Vec<Record> = Vec::new();
+        let mut skipped = Vec::new();
         let mut engine_version = String::new();
         for (n, method, threads) in combinations {
+            let predicted = predicted_wall_s(&results, n, method, threads);
+            if predicted.is_some_and(|seconds| seconds > self.longest_s)
+                || skipped.iter().any(|s: &Skipped| s.method == *method && s.threads == threads)
+            {
+                let predicted_s = predicted.unwrap_or(f64::INFINITY);
+                skipped.push(Skipped { n, method: method.clone(), threads, predicted_s });
+                bar.inc((self.runs + self.warmup + 1) as u64);
+                continue;
+            }
+            let long = predicted.is_some_and(|seconds| seconds > self.long_s);
+            let (warmup, runs) = if long { (0, 1) } else { (self.warmup, self.runs) };
             bar.set_message(format!("N={n} {method} threads={threads}"));
-            for _ in 0..self.warmup {
+            for _ in 0..warmup {
                 measure::count(&binary, n, method, threads, &[])?;
                 bar.inc(1);
             }
-            let mut runs = Vec::new();
-            for _ in 0..self.runs {
-                runs.push(measure::count(&binary, n, method, threads, &[])?);
+            let mut timed = Vec::new();
+            for _ in 0..runs {
+                timed.push(measure::count(&binary, n, method, threads, &[])?);
                 bar.inc(1);
             }
-            let last = &runs[runs.len() - 1].output;
+            bar.inc((self.runs + self.warmup - runs - warmup) as u64);
+            let last = &timed[timed.len() - 1].output;
             engine_version = last["engine_version"].as_str().unwrap_or_default().to_owned();
             let (total, unique) = (measure::field(last, "total")?, measure::field(last, "unique")?);
             let matches_known = match nqueens_test_support::listed_counts(n) {
@@ -101,19 +140,24 @@ impl Bench {
                 Some(_) => Some(true),
                 None => None,
             };
-            let wall_s: Vec<f64> = runs.iter().map(|r| r.wall_s).collect();
+            let wall_s: Vec<f64> = timed.iter().map(|r| r.wall_s).collect();
             let wall = Stats::of(&wall_s);
             // Counting nodes slows the kernel a little, so one more run, untimed, counts them.
-            let counted = measure::count(&binary, n, method, threads, &["--stats"])?;
+            let nodes = if long {
+                None
+            } else {
+                let counted = measure::count(&binary, n, method, threads, &["--stats"])?;
+                measure::field(&counted.output, "nodes").ok()
+            };
             bar.inc(1);
-            let nodes = measure::field(&counted.output, "nodes").ok();
             results.push(Record {
                 n,
                 method: method.clone(),
                 threads,
+                kernel: last["kernel"].as_str().map(str::to_owned),
                 depth: last["depth"].as_u64().unwrap_or_default() as usize,
-                user_s: runs.iter().map(|r| r.user_s).collect(),
-                system_s: runs.iter().map(|r| r.system_s).collect(),
+                user_s: timed.iter().map(|r| r.user_s).collect(),
+                system_s: timed.iter().map(|r| r.system_s).collect(),
                 total,
                 unique,
                 nodes,
@@ -134,10 +178,65 @@ impl Bench {
             host: Host::this(),
             runs: self.runs,
             warmup: self.warmup,
+            long_s: Some(self.long_s),
+            longest_s: Some(self.longest_s),
             results,
+            skipped,
         };
         crate::workspace::write_json(&self.out, &sweep)?;
         println!("wrote {} ({} combinations)", self.out.display(), sweep.results.len());
         Ok(())
+    }
+}
+
+/// The wall time of `method` on `threads` threads at `n`, from its two largest smaller N
+/// already run: the last time grown as much as it grew from the one before (at least
+/// [`LEAST_GROWTH`]-fold a step, since small boards' times are mostly start-up).
+fn predicted_wall_s(results: &[Record], n: usize, method: &str, threads: usize) -> Option<f64> {
+    let mut earlier: Vec<&Record> =
+        results.iter().filter(|r| r.method == method && r.threads == threads && r.n < n).collect();
+    earlier.sort_by_key(|r| r.n);
+    let last = earlier.pop()?;
+    let growth = earlier
+        .pop()
+        .map_or(LEAST_GROWTH, |before| (last.wall.median / before.wall.median).max(LEAST_GROWTH));
+    Some(last.wall.median * growth.powi((n - last.n) as i32))
+}
+
+/// The least growth per N that [`predicted_wall_s`] assumes: every method's time grows at
+/// least this much from N = 16 on.
+const LEAST_GROWTH: f64 = 4.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(n: usize, median: f64) -> Record {
+        Record {
+            n,
+            method: "join".to_owned(),
+            threads: 2,
+            kernel: Some("avx2".to_owned()),
+            depth: 1,
+            wall_s: vec![median],
+            wall: Stats::of(&[median]),
+            user_s: vec![median],
+            system_s: vec![0.0],
+            total: 0,
+            unique: 0,
+            nodes: None,
+            nodes_per_s: None,
+            matches_known: None,
+        }
+    }
+
+    #[test]
+    fn a_prediction_grows_as_the_last_step_did() {
+        let results = [record(18, 2.0), record(19, 12.0)];
+        assert_eq!(predicted_wall_s(&results, 20, "join", 2), Some(72.0));
+        assert_eq!(predicted_wall_s(&results, 20, "join", 1), None);
+        assert_eq!(predicted_wall_s(&results, 19, "join", 2), Some(8.0), "from N = 18 alone");
+        let slow_start = [record(8, 0.002), record(9, 0.002)];
+        assert_eq!(predicted_wall_s(&slow_start, 10, "join", 2), Some(0.008));
     }
 }

@@ -21,11 +21,13 @@ const HELP: &str = "\
 cargo xtask <command>
 
 Commands:
-  bench   [--n 8..=17] [--methods join,eightfold,eightfold/scalar,half,plain] [--threads 1,2] [--runs 5]
-          [--warmup 1] [--out results/bench.json]
+  bench   [--n 8..=20] [--methods join,eightfold,plain] [--threads NCPU] [--runs 5]
+          [--warmup 1] [--long 30] [--longest 600] [--out results/bench.json]
           build the release binary, time every combination (a method written M/K runs on
           kernel K, e.g. eightfold/scalar), check the counts against
-          testdata/known-counts.json, and write one JSON file
+          testdata/known-counts.json, and write one JSON file. A combination predicted
+          (from the method's two previous N) to take over --long seconds runs once, one
+          over --longest is skipped with the method's larger N
   scaling [--n 17] [--methods join,eightfold] [--threads 1..=NCPU] [--runs 5]
           speedup and efficiency against the first thread count, alternating runs;
           writes results/scaling.json and results/scaling.svg
@@ -85,11 +87,13 @@ fn run(args: Vec<String>) -> Result<(), String> {
         }
         "bench" => {
             let bench = bench::Bench {
-                ns: flags.list("--n", "8..=17")?,
-                methods: flags.words("--methods", "join,eightfold,eightfold/scalar,half,plain"),
-                threads: flags.list("--threads", "1,2")?,
+                ns: flags.list("--n", "8..=20")?,
+                methods: flags.words("--methods", "join,eightfold,plain"),
+                threads: flags.list("--threads", &num_cpus::get().to_string())?,
                 runs: flags.number("--runs", 5)?.max(1),
                 warmup: flags.number("--warmup", 1)?,
+                longest_s: flags.number("--longest", 600)? as f64,
+                long_s: flags.number("--long", 30)? as f64,
                 out: flags
                     .take("--out")
                     .map_or_else(|| project_root().join("results/bench.json"), PathBuf::from),

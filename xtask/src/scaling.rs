@@ -32,6 +32,9 @@ pub(crate) struct ScalingRun {
 pub(crate) struct Point {
     pub(crate) method: String,
     pub(crate) threads: usize,
+    /// The kernel the counts ran; absent in files written before it was recorded.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) kernel: Option<String>,
     pub(crate) wall_s: Vec<f64>,
     pub(crate) wall: Stats,
     /// Median wall time at the first thread count over this one's.
@@ -47,6 +50,7 @@ impl Scaling {
         for method in &self.methods {
             // Alternate thread counts run by run, so that drift of the machine hits all alike.
             let mut times = vec![Vec::new(); self.threads.len()];
+            let mut kernel = None;
             for run in 0..self.runs {
                 for (slot, &threads) in self.threads.iter().enumerate() {
                     eprintln!(
@@ -55,7 +59,9 @@ impl Scaling {
                         run + 1,
                         self.runs
                     );
-                    times[slot].push(measure::count(&binary, self.n, method, threads, &[])?.wall_s);
+                    let run = measure::count(&binary, self.n, method, threads, &[])?;
+                    kernel = run.output["kernel"].as_str().map(str::to_owned);
+                    times[slot].push(run.wall_s);
                 }
             }
             let base = Stats::of(&times[0]).median;
@@ -70,6 +76,7 @@ impl Scaling {
                 points.push(Point {
                     method: method.clone(),
                     threads,
+                    kernel: kernel.clone(),
                     wall_s,
                     wall,
                     speedup,

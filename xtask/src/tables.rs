@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
 
-use crate::bench::Sweep;
+use plotters::prelude::*;
+
+use crate::bench::{Record, Sweep};
 use crate::measure::Stats;
 use crate::scaling::ScalingRun;
 
@@ -18,7 +20,8 @@ pub(crate) fn run(check: bool) -> Result<(), String> {
     let scaling: ScalingRun = crate::workspace::read_json(&results.join("scaling.json"))?;
     let root = crate::workspace::project_root();
     ensure_section(&root.join("README.md"), &summary(&sweep, &scaling), check)?;
-    ensure_section(&results.join("README.md"), &details(&sweep, &scaling), check)
+    ensure_section(&results.join("README.md"), &details(&sweep, &scaling), check)?;
+    ensure_chart(&results.join("growth.svg"), &sweep, check)
 }
 
 /// Replaces the text between the markers of `path` with `section`; with `check`, fails
@@ -44,6 +47,24 @@ fn ensure_section(path: &Path, section: &str, check: bool) -> Result<(), String>
     Ok(())
 }
 
+/// Draws the growth chart to `path`; with `check`, fails instead if that would change it.
+fn ensure_chart(path: &Path, sweep: &Sweep, check: bool) -> Result<(), String> {
+    let drawn = std::env::temp_dir().join(format!("nqueens-growth-{}.svg", std::process::id()));
+    draw_growth(sweep, &drawn)?;
+    let chart = std::fs::read_to_string(&drawn);
+    let _ = std::fs::remove_file(&drawn);
+    let chart = chart.map_err(|e| format!("cannot read the drawn chart: {e}"))?;
+    if std::fs::read_to_string(path).is_ok_and(|old| old == chart) {
+        return Ok(());
+    }
+    if check {
+        return Err(format!("{} is stale: run `cargo xtask tables`", path.display()));
+    }
+    std::fs::write(path, chart).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("updated {}", path.display());
+    Ok(())
+}
+
 fn provenance(sweep: &Sweep) -> String {
     let commit = sweep.build.git_commit.get(..10).unwrap_or("unknown");
     let dirty = if sweep.build.git_dirty { " with uncommitted changes" } else { "" };
@@ -56,102 +77,256 @@ fn provenance(sweep: &Sweep) -> String {
     )
 }
 
-/// The README's tables: median wall seconds per N, method and thread count, and scaling.
-fn summary(sweep: &Sweep, scaling: &ScalingRun) -> String {
-    let columns: Vec<(String, usize)> = {
-        let mut seen = Vec::new();
-        for record in &sweep.results {
-            let column = (record.method.clone(), record.threads);
-            if !seen.contains(&column) {
-                seen.push(column);
-            }
+/// The methods of the sweep, in its order, and the most threads any ran on: the README
+/// compares them there.
+fn methods_at_most_threads(sweep: &Sweep) -> (Vec<&str>, usize) {
+    let threads = sweep.results.iter().map(|r| r.threads).max().unwrap_or(1);
+    let mut methods: Vec<&str> = Vec::new();
+    for record in sweep.results.iter().filter(|r| r.threads == threads) {
+        if !methods.contains(&record.method.as_str()) {
+            methods.push(&record.method);
         }
-        seen
-    };
-    let ns: BTreeSet<usize> = sweep.results.iter().map(|r| r.n).collect();
+    }
+    (methods, threads)
+}
+
+/// The record of `method` at `n` on `threads` threads.
+fn record<'s>(sweep: &'s Sweep, n: usize, method: &str, threads: usize) -> Option<&'s Record> {
+    sweep.results.iter().find(|r| r.n == n && r.method == method && r.threads == threads)
+}
+
+/// How many times longer `method` took at `n` than at `n - 1`.
+fn growth(sweep: &Sweep, n: usize, method: &str, threads: usize) -> Option<f64> {
+    let now = record(sweep, n, method, threads)?;
+    let before = record(sweep, n.checked_sub(1)?, method, threads)?;
+    Some(now.wall.median / before.wall.median)
+}
+
+/// The kernels a method's records name, for a column header.
+fn kernels_of(sweep: &Sweep, method: &str) -> String {
+    let mut kernels: Vec<&str> = Vec::new();
+    for record in sweep.results.iter().filter(|r| r.method == method) {
+        if let Some(kernel) = record.kernel.as_deref()
+            && !kernels.contains(&kernel)
+        {
+            kernels.push(kernel);
+        }
+    }
+    if kernels.is_empty() { String::new() } else { format!(" ({})", kernels.join(", ")) }
+}
+
+/// The README's tables: per N, the fastest method's wall time and each method's with its
+/// growth from N - 1, at the sweep's most threads; then core scaling.
+fn summary(sweep: &Sweep, scaling: &ScalingRun) -> String {
+    let (methods, threads) = methods_at_most_threads(sweep);
+    let ns: BTreeSet<usize> =
+        sweep.results.iter().map(|r| r.n).chain(sweep.skipped.iter().map(|s| s.n)).collect();
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Median wall seconds of {} runs after {} warm-up (`cargo xtask bench`, `results/bench.json`).",
-        sweep.runs, sweep.warmup
+        "Wall seconds on {threads} threads, median of {} runs after {} warm-up (one run where \
+         longer than {} s), and in brackets how many times longer than N - 1 \
+         (`cargo xtask bench`, `results/bench.json`; every run in `results/README.md`).",
+        sweep.runs,
+        sweep.warmup,
+        sweep.long_s.map_or_else(|| "the sweep's limit".to_owned(), |s| format!("{s:.0}")),
     );
     let _ = writeln!(out, "{}\n", provenance(sweep));
-    let header: Vec<String> = columns.iter().map(|(m, t)| format!("{m}, {t} thr")).collect();
-    let _ = writeln!(out, "| N | {} |", header.join(" | "));
-    let _ = writeln!(out, "| ---: |{}", " ---: |".repeat(columns.len()));
+    let header: Vec<String> =
+        methods.iter().map(|method| format!("{method}{}", kernels_of(sweep, method))).collect();
+    let _ = writeln!(out, "| N | fastest | {} |", header.join(" | "));
+    let _ = writeln!(out, "| ---: | --- |{}", " ---: |".repeat(methods.len()));
     for n in ns {
-        let cells: Vec<String> = columns
+        let fastest = methods
             .iter()
-            .map(|(method, threads)| {
-                sweep
-                    .results
+            .filter_map(|method| record(sweep, n, method, threads))
+            .min_by(|a, b| a.wall.median.total_cmp(&b.wall.median))
+            .map_or_else(String::new, |r| format!("{} {:.3}", r.method, r.wall.median));
+        let cells: Vec<String> = methods
+            .iter()
+            .map(|method| {
+                if let Some(r) = record(sweep, n, method, threads) {
+                    let grown = growth(sweep, n, method, threads)
+                        .map_or_else(String::new, |g| format!(" (x{g:.1})"));
+                    format!("{:.3}{grown}", r.wall.median)
+                } else if let Some(s) = sweep
+                    .skipped
                     .iter()
-                    .find(|r| r.n == n && &r.method == method && r.threads == *threads)
-                    .map_or_else(|| "".to_owned(), |r| format!("{:.3}", r.wall.median))
+                    .find(|s| s.n == n && s.method == *method && s.threads == threads)
+                {
+                    format!("not run (~{:.0} s)", s.predicted_s)
+                } else {
+                    String::new()
+                }
             })
             .collect();
-        let _ = writeln!(out, "| {n} | {} |", cells.join(" | "));
+        let _ = writeln!(out, "| {n} | {fastest} | {} |", cells.join(" | "));
     }
+    let _ = writeln!(out, "\n![wall time against N, log scale](results/growth.svg)");
     let _ = writeln!(
         out,
         "\nCore scaling at N = {} (`cargo xtask scaling`, `results/scaling.json`), medians of {} \
          alternating runs:\n",
         scaling.n, scaling.runs
     );
-    let _ = writeln!(out, "| method | threads | wall s | speedup | efficiency |");
-    let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(out, "| method | kernel | threads | wall s | speedup | efficiency |");
+    let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: |");
     for p in &scaling.points {
         let _ = writeln!(
             out,
-            "| {} | {} | {:.3} | {:.3} | {:.3} |",
-            p.method, p.threads, p.wall.median, p.speedup, p.efficiency
+            "| {} | {} | {} | {:.3} | {:.3} | {:.3} |",
+            p.method,
+            p.kernel.as_deref().unwrap_or(""),
+            p.threads,
+            p.wall.median,
+            p.speedup,
+            p.efficiency
         );
     }
     let _ = writeln!(out, "\n![speedup over 1 thread](results/scaling.svg)");
     out
 }
 
-/// results/README.md: every record with its spread and CPU time.
+/// Wall time against N on a log scale, a line per method at the sweep's most threads,
+/// each point from 0.1 s on marked with its growth from N - 1.
+fn draw_growth(sweep: &Sweep, path: &Path) -> Result<(), String> {
+    let (methods, threads) = methods_at_most_threads(sweep);
+    let at_most_threads: Vec<&Record> =
+        sweep.results.iter().filter(|r| r.threads == threads).collect();
+    let error = |e: &dyn std::fmt::Display| format!("cannot draw {}: {e}", path.display());
+    let (Some(first), Some(last)) =
+        (at_most_threads.iter().map(|r| r.n).min(), at_most_threads.iter().map(|r| r.n).max())
+    else {
+        return Err("results/bench.json holds no runs".to_owned());
+    };
+    let slowest = at_most_threads.iter().map(|r| r.wall.median).fold(1.0, f64::max);
+    let fastest = at_most_threads.iter().map(|r| r.wall.median).fold(slowest, f64::min);
+    let root = SVGBackend::new(path, (720, 460)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| error(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("nqueens count N on {threads} threads: wall time"), ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            (first as f64 - 0.5)..(last as f64 + 0.8),
+            (fastest / 2.0..slowest * 3.0).log_scale(),
+        )
+        .map_err(|e| error(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("N")
+        .y_desc("wall seconds (log scale)")
+        .x_labels(last - first + 1)
+        .x_label_formatter(&|n| format!("{n:.0}"))
+        .draw()
+        .map_err(|e| error(&e))?;
+    let palette = [BLUE, RED, GREEN, MAGENTA, CYAN];
+    for (method, color) in methods.iter().zip(palette.iter().cycle()) {
+        let mut series: Vec<(usize, f64)> = at_most_threads
+            .iter()
+            .filter(|r| r.method == *method)
+            .map(|r| (r.n, r.wall.median))
+            .collect();
+        series.sort_by_key(|&(n, _)| n);
+        let points: Vec<(f64, f64)> = series.iter().map(|&(n, s)| (n as f64, s)).collect();
+        let color = *color;
+        chart
+            .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+            .map_err(|e| error(&e))?
+            .label(*method)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+        chart
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| error(&e))?;
+        let labels = series
+            .iter()
+            .filter(|&&(_, seconds)| seconds >= GROWTH_LABEL_FROM_S)
+            .filter_map(|&(n, seconds)| {
+                let grown = growth(sweep, n, method, threads)?;
+                Some(Text::new(
+                    format!("x{grown:.1}"),
+                    (n as f64 + 0.1, seconds),
+                    ("sans-serif", 12).into_font().color(&color),
+                ))
+            });
+        chart.draw_series(labels).map_err(|e| error(&e))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE)
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|e| error(&e))?;
+    root.present().map_err(|e| error(&e))
+}
+
+/// The shortest time whose growth the chart writes beside it: below, start-up dominates.
+const GROWTH_LABEL_FROM_S: f64 = 0.1;
+
+/// results/README.md: every record with its spread and CPU time, grouped by method.
 fn details(sweep: &Sweep, scaling: &ScalingRun) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}\n", provenance(sweep));
-    let _ = writeln!(
-        out,
-        "| N | method | threads | depth | min s | median s | max s | stddev s | user s | system s | nodes | Mnodes/s | total | unique |"
-    );
-    let _ = writeln!(
-        out,
-        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-    );
-    for r in &sweep.results {
-        let user = Stats::of(&r.user_s).median;
-        let system = Stats::of(&r.system_s).median;
-        let nodes = r.nodes.map_or_else(String::new, |nodes| nodes.to_string());
-        let rate = r.nodes_per_s.map_or_else(String::new, |rate| format!("{:.0}", rate / 1e6));
+    let _ = writeln!(out, "{}", provenance(sweep));
+    let mut methods: Vec<&str> = Vec::new();
+    for record in &sweep.results {
+        if !methods.contains(&record.method.as_str()) {
+            methods.push(&record.method);
+        }
+    }
+    for method in methods {
+        let _ = writeln!(out, "\n### {method}\n");
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {user:.3} | {system:.3} | {nodes} | {rate} | {} | {} |",
-            r.n,
-            r.method,
-            r.threads,
-            r.depth,
-            r.wall.min,
-            r.wall.median,
-            r.wall.max,
-            r.wall.stddev,
-            r.total,
-            r.unique
+            "| N | threads | kernel | depth | runs | min s | median s | max s | stddev s | user s | system s | nodes | Mnodes/s | total | unique |"
         );
+        let _ = writeln!(
+            out,
+            "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        );
+        for r in sweep.results.iter().filter(|r| r.method == method) {
+            let user = Stats::of(&r.user_s).median;
+            let system = Stats::of(&r.system_s).median;
+            let nodes = r.nodes.map_or_else(String::new, |nodes| nodes.to_string());
+            let rate = r.nodes_per_s.map_or_else(String::new, |rate| format!("{:.0}", rate / 1e6));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {user:.3} | {system:.3} | {nodes} | {rate} | {} | {} |",
+                r.n,
+                r.threads,
+                r.kernel.as_deref().unwrap_or(""),
+                r.depth,
+                r.wall_s.len(),
+                r.wall.min,
+                r.wall.median,
+                r.wall.max,
+                r.wall.stddev,
+                r.total,
+                r.unique
+            );
+        }
+        for s in sweep.skipped.iter().filter(|s| s.method == method) {
+            let _ = writeln!(
+                out,
+                "\nN = {} on {} threads: not run, predicted {:.0} s.",
+                s.n, s.threads, s.predicted_s
+            );
+        }
     }
     let _ = writeln!(out, "\nScaling at N = {} ({}):\n", scaling.n, scaling.host.describe());
-    let _ = writeln!(out, "| method | threads | runs (wall s) | median s | speedup | efficiency |");
-    let _ = writeln!(out, "| --- | ---: | --- | ---: | ---: | ---: |");
+    let _ = writeln!(
+        out,
+        "| method | kernel | threads | runs (wall s) | median s | speedup | efficiency |"
+    );
+    let _ = writeln!(out, "| --- | --- | ---: | --- | ---: | ---: | ---: |");
     for p in &scaling.points {
         let runs: Vec<String> = p.wall_s.iter().map(|t| format!("{t:.3}")).collect();
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {:.3} | {:.3} | {:.3} |",
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} |",
             p.method,
+            p.kernel.as_deref().unwrap_or(""),
             p.threads,
             runs.join(", "),
             p.wall.median,
@@ -165,8 +340,82 @@ fn details(sweep: &Sweep, scaling: &ScalingRun) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn generated_tables_are_fresh() {
-        super::run(true).unwrap();
+        run(true).unwrap();
+    }
+
+    /// A sweep of two methods on 2 threads: eightfold is fastest at N = 10, join at 11,
+    /// and eightfold's N = 12 was skipped.
+    fn fixture() -> (Sweep, ScalingRun) {
+        let record = |n: usize, method: &str, seconds: f64| {
+            serde_json::json!({
+                "n": n, "method": method, "threads": 2, "kernel": "avx2", "depth": 3,
+                "wall_s": [seconds], "wall": Stats::of(&[seconds]), "user_s": [seconds],
+                "system_s": [0.0], "total": 724, "unique": 92,
+            })
+        };
+        let build = serde_json::json!({
+            "git_commit": "0123456789abcdef", "git_dirty": false, "rustc": "rustc 1.95.0",
+            "profile": "release", "rustflags": "",
+        });
+        let host = serde_json::json!({
+            "os": "Debian", "kernel": "Linux", "cpu_model": "Test CPU", "logical_cpus": 2,
+            "physical_cores": 2, "memory_bytes": 1u64 << 30, "instruction_sets": ["avx2", "bmi2"],
+        });
+        let sweep = serde_json::json!({
+            "schema_version": 1, "engine_version": "0.3.0", "timestamp": 0,
+            "timestamp_utc": "2026-11-23T00:00:00Z", "build": build, "host": host, "runs": 1,
+            "warmup": 0, "long_s": 30.0, "longest_s": 600.0,
+            "results": [
+                record(10, "join", 0.5), record(10, "eightfold", 0.25),
+                record(11, "join", 2.0), record(11, "eightfold", 3.0),
+                record(12, "join", 12.0),
+            ],
+            "skipped": [{ "n": 12, "method": "eightfold", "threads": 2, "predicted_s": 900.0 }],
+        });
+        let scaling = serde_json::json!({
+            "schema_version": 1, "n": 11, "runs": 1, "timestamp": 0,
+            "timestamp_utc": "2026-11-23T00:00:00Z", "build": build, "host": host, "points": [],
+        });
+        (serde_json::from_value(sweep).unwrap(), serde_json::from_value(scaling).unwrap())
+    }
+
+    #[test]
+    fn the_summary_has_the_fastest_method_and_each_growth_per_n() {
+        let (sweep, scaling) = fixture();
+        let summary = summary(&sweep, &scaling);
+        assert!(summary.contains("| N | fastest | join (avx2) | eightfold (avx2) |"), "{summary}");
+        assert!(summary.contains("| 10 | eightfold 0.250 | 0.500 | 0.250 |"), "{summary}");
+        assert!(
+            summary.contains("| 11 | join 2.000 | 2.000 (x4.0) | 3.000 (x12.0) |"),
+            "{summary}"
+        );
+        assert!(summary.contains("| 12 | join 12.000 | 12.000 (x6.0) | not run (~900 s) |"));
+        assert!(summary.contains("Test CPU with avx2, bmi2"), "{summary}");
+    }
+
+    #[test]
+    fn the_details_are_grouped_by_method() {
+        let (sweep, scaling) = fixture();
+        let details = details(&sweep, &scaling);
+        let join = details.find("### join").unwrap();
+        let eightfold = details.find("### eightfold").unwrap();
+        let rows = |section: &str| section.lines().filter(|l| l.starts_with("| 1")).count();
+        assert_eq!((rows(&details[join..eightfold]), rows(&details[eightfold..])), (3, 2));
+        assert!(details[eightfold..].contains("N = 12 on 2 threads: not run, predicted 900 s."));
+    }
+
+    #[test]
+    fn the_growth_chart_draws_every_method() {
+        let (sweep, _) = fixture();
+        let path = std::env::temp_dir().join(format!("growth-test-{}.svg", std::process::id()));
+        draw_growth(&sweep, &path).unwrap();
+        let chart = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(chart.contains("join") && chart.contains("eightfold"));
+        assert!(chart.contains("x6.0") && chart.contains("x12.0"), "growth labels");
     }
 }
