@@ -84,6 +84,9 @@ pub(crate) struct Record {
     /// Whether total and unique equal the known values; absent where none are known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub(crate) matches_known: Option<bool>,
+    /// The file of a run that was not part of the sweep, for the tables to name.
+    #[serde(skip)]
+    pub(crate) source: Option<String>,
 }
 
 impl Bench {
@@ -163,6 +166,7 @@ impl Bench {
                 nodes,
                 nodes_per_s: nodes.map(|nodes| nodes as f64 / wall.median),
                 matches_known,
+                source: None,
                 wall_s,
                 wall,
             });
@@ -227,6 +231,7 @@ mod tests {
             nodes: None,
             nodes_per_s: None,
             matches_known: None,
+            source: None,
         }
     }
 

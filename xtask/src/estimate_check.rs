@@ -52,14 +52,36 @@ pub(crate) struct Outcome {
     pub(crate) within_interval: bool,
 }
 
+/// The head of the table [`Outcome::row`] writes rows of.
+pub(crate) const TABLE_HEADER: &str = "\
+| N | method | kernel | predicted s | interval | actual s | predicted / actual | estimate took |
+| ---: | --- | --- | ---: | --- | ---: | ---: | ---: |
+";
+
+impl Outcome {
+    /// The outcome as a row of a Markdown table.
+    pub(crate) fn row(&self) -> String {
+        format!(
+            "| {} | {} | {} | {:.2} | {:.2} to {:.2} | {:.2} | {:.2} | {:.2} s ({:.1}%) |",
+            self.n,
+            self.method,
+            self.kernel,
+            self.predicted_wall_s,
+            self.predicted_wall_s_low,
+            self.predicted_wall_s_high,
+            self.actual_wall_s,
+            self.ratio,
+            self.estimate_wall_s,
+            100.0 * self.sample_share,
+        )
+    }
+}
+
 impl EstimateCheck {
     pub(crate) fn run(&self) -> Result<(), String> {
         let binary = measure::build_release()?;
         let mut results = Vec::new();
-        println!(
-            "| N | method | kernel | predicted s | interval | actual s | predicted / actual | estimate took |"
-        );
-        println!("| ---: | --- | --- | ---: | --- | ---: | ---: | ---: |");
+        print!("{TABLE_HEADER}");
         for &n in &self.ns {
             for method in &self.methods {
                 let started = std::time::Instant::now();
@@ -99,13 +121,7 @@ impl EstimateCheck {
                     ratio: predicted / count.wall_s,
                     within_interval: (low..=high).contains(&count.wall_s),
                 };
-                println!(
-                    "| {n} | {method} | {} | {predicted:.2} | {low:.2} to {high:.2} | {:.2} | {:.2} | {estimate_wall_s:.2} s ({:.1}%) |",
-                    outcome.kernel,
-                    outcome.actual_wall_s,
-                    outcome.ratio,
-                    100.0 * outcome.sample_share,
-                );
+                println!("{}", outcome.row());
                 results.push(outcome);
             }
         }

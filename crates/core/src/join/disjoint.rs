@@ -377,9 +377,10 @@ impl Permutation {
     }
 }
 
-/// [`Permutation`] through `pext`, for a single bitset.
-#[cfg(all(test, target_arch = "x86_64"))]
+/// [`Permutation`] through `pext`.
+#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
+#[inline]
 fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> u64 {
     use std::arch::x86_64::_pext_u64;
     let Permutation { key, rest, rest_bits, .. } = *permutation;
@@ -456,16 +457,14 @@ impl Buckets<'_> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 fn sort_through_pext<'s>(
-    _: FastPext,
+    pext: FastPext,
     buckets: &Buckets<'_>,
     items: &mut [u64],
     spare: &'s mut Vec<u64>,
     starts: &mut Vec<usize>,
     next: &mut Vec<usize>,
 ) -> &'s [u64] {
-    use std::arch::x86_64::_pext_u64;
-    let Permutation { key, rest, rest_bits, .. } = *buckets.permutation;
-    let permute = |item| _pext_u64(item, rest) | _pext_u64(item, key) << rest_bits;
+    let permute = |item| through_pext(pext, buckets.permutation, item);
     buckets.sort_by(permute, items, spare, starts, next)
 }
 
@@ -568,10 +567,10 @@ where
     found
 }
 
-/// Turns 64 bitsets per word, one per row, into 64 rows of one bit each: afterwards bit
-/// `lane` of row `bit` is bit `bit` of what row `lane` held, in every word. Swapping the
-/// two off-diagonal blocks of halving size, six times, costs a few word operations per
-/// bitset, where setting each bit on its own chained an update of memory on the one before.
+/// Transposes, in every word, the 64 x 64 bit matrix whose rows are `rows`: afterwards bit
+/// `lane` of row `bit` is bit `bit` of what row `lane` held. Swapping the two off-diagonal
+/// blocks of halving size, six times, costs a few word operations per bitset, where setting
+/// each bit on its own chained an update of memory on the one before.
 #[inline(always)]
 fn transpose<const W: usize>(rows: &mut [Lanes<W>]) {
     let mut width = 32;
