@@ -152,12 +152,18 @@ pub(crate) fn draw(run: &ScalingRun, path: &Path) -> Result<(), String> {
             .draw_series(series.into_iter().map(|p| Circle::new(p, 4, color.filled())))
             .map_err(|e| error(&e))?;
     }
+    draw_legend(&mut chart).map_err(|e| error(&e))?;
+    root.present().map_err(|e| error(&e))
+}
+
+/// The legend of every labelled series, in the upper left, as both charts place it.
+pub(crate) fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     chart
         .configure_series_labels()
         .background_style(WHITE)
         .border_style(BLACK)
         .position(SeriesLabelPosition::UpperLeft)
         .draw()
-        .map_err(|e| error(&e))?;
-    root.present().map_err(|e| error(&e))
 }

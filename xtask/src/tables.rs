@@ -317,13 +317,7 @@ fn draw_growth(sweep: &Sweep, path: &Path) -> Result<(), String> {
             });
         chart.draw_series(labels).map_err(|e| error(&e))?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE)
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(|e| error(&e))?;
+    crate::scaling::draw_legend(&mut chart).map_err(|e| error(&e))?;
     root.present().map_err(|e| error(&e))
 }
 
