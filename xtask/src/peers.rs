@@ -45,6 +45,9 @@ struct Comparison {
 #[derive(Serialize)]
 struct Timing {
     name: String,
+    /// The kernel a project method ran, as it printed it; absent for the references.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kernel: Option<String>,
     wall_s: Vec<f64>,
     wall: Stats,
 }
@@ -100,8 +103,10 @@ impl Peers {
         let known_total =
             nqueens_test_support::listed_counts(self.n).map(|(total, _)| total.to_string());
         let mut times = vec![Vec::new(); contenders.len()];
+        let mut kernels = vec![None; contenders.len()];
         for round in 0..self.runs {
-            for (contender, times) in contenders.iter().zip(&mut times) {
+            for ((contender, times), kernel) in contenders.iter().zip(&mut times).zip(&mut kernels)
+            {
                 eprintln!("peers: round {} of {}: {}", round + 1, self.runs, contender.name);
                 let (seconds, printed) = time(&contender.command)?;
                 if let Some(total) = &known_total
@@ -110,6 +115,10 @@ impl Peers {
                     return Err(format!("{} printed {printed:?}, not {total}", contender.name));
                 }
                 times.push(seconds);
+                *kernel = printed
+                    .split_whitespace()
+                    .find_map(|word| word.strip_prefix("kernel="))
+                    .map(str::to_owned);
             }
         }
         let _ = std::fs::remove_dir_all(&work);
@@ -117,7 +126,13 @@ impl Peers {
         let results: Vec<Timing> = contenders
             .iter()
             .zip(times)
-            .map(|(c, wall_s)| Timing { name: c.name.clone(), wall: Stats::of(&wall_s), wall_s })
+            .zip(kernels)
+            .map(|((c, wall_s), kernel)| Timing {
+                name: c.name.clone(),
+                kernel,
+                wall: Stats::of(&wall_s),
+                wall_s,
+            })
             .collect();
         let median = |name: &str| results.iter().find(|t| t.name == name).map(|t| t.wall.median);
         let ratios: Vec<Ratio> = PAIRS
