@@ -117,10 +117,10 @@ impl<M: Mask, R: Rules<M>> Search<M, R> {
     descend! {
         /// Counts the completions below `row`, entered with `masks`, which must not be the
         /// last row; the last two rows are closed by [`Search::close_pair`], not by calls.
-        /// `L` is the depth below the task's prefix as a type, so each depth is its own
-        /// copy of the loop with its own branch-predictor history: the branches of a
-        /// shallow row and a deep row behave differently, and one shared copy confuses
-        /// the predictor.
+        /// `L` is the depth below the task's prefix (modulo 8) as a type, so neighbouring
+        /// depths are their own copies of the loop with their own branch-predictor
+        /// history: the branches of a shallow row and a deep row behave differently, and
+        /// one shared copy confuses the predictor.
         descend
     }
 
@@ -147,7 +147,7 @@ impl<M: Mask, R: Rules<M>> Search<M, R> {
     }
 }
 
-/// A search depth as a type (see `Search::descend`).
+/// A search depth, modulo 8, as a type (see `Search::descend`).
 trait Level {
     type Next: Level;
 }
@@ -161,14 +161,11 @@ macro_rules! levels {
     )*};
 }
 
-// Depths past the last named one share one copy; by then the search is near its leaves
-// for every board size that finishes in reasonable time.
-levels!(
-    D0 => D1, D1 => D2, D2 => D3, D3 => D4, D4 => D5, D5 => D6, D6 => D7, D7 => D8,
-    D8 => D9, D9 => D10, D10 => D11, D11 => D12, D12 => D13, D13 => D14, D14 => D15,
-    D15 => D16, D16 => D17, D17 => D18, D18 => D19, D19 => D20, D20 => D21, D21 => D22,
-    D22 => D23, D23 => Deeper, Deeper => Deeper,
-);
+// The depths cycle through eight copies of the loop rather than a chain of one copy per
+// depth: the compiler inlines a chain into ever longer functions, and a chain of 25 took
+// the core crate's build from 10 s to 73 s while counting no faster (docs/measurements.md,
+// "a faster first build").
+levels!(D0 => D1, D1 => D2, D2 => D3, D3 => D4, D4 => D5, D5 => D6, D6 => D7, D7 => D0);
 
 /// A depth-first walk below one prefix.
 pub(super) struct Walker<'r, M, R> {
