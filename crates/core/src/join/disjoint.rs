@@ -233,19 +233,18 @@ impl PairKernel {
             let disjoint = self.count_group(stored, queries, runs, bits, scratch);
             return PairCount { disjoint, tested: (stored.len() * queries.len()) as u64 };
         }
-        let key_bits = key.count_ones();
-        let rest = bits - key_bits;
         scratch.permutation.build(bits, key, FastPext::new());
+        let rest = scratch.permutation.rest_bits;
         // Out of `scratch` for the loop, since counting a group borrows the rest of it.
         let mut sorted_stored = std::mem::take(&mut scratch.sorted_stored);
         let mut sorted_queries = std::mem::take(&mut scratch.sorted_queries);
-        let by_key = Buckets { permutation: &scratch.permutation, rest, key_bits };
+        let by_key = &scratch.permutation;
         let stored =
             by_key.sort(stored, &mut sorted_stored, &mut scratch.stored_starts, &mut scratch.next);
         let queries =
             by_key.sort(queries, &mut sorted_queries, &mut scratch.query_starts, &mut scratch.next);
         let mut count = PairCount::default();
-        let keys = 1usize << key_bits;
+        let keys = 1usize << key.count_ones();
         let mut compatible = std::mem::take(&mut scratch.compatible);
         for stored_key in 0..keys {
             let group = scratch.stored_starts[stored_key]..scratch.stored_starts[stored_key + 1];
@@ -358,12 +357,66 @@ impl Permutation {
         }
     }
 
+    /// Rewrites `items` through the permutation and sorts them by key, with the key bits
+    /// cleared, into `spare`, which it returns; `starts[key]..starts[key + 1]` is then the
+    /// bucket of `key`, the bits of `self.key` gathered, in order, at the bottom.
+    fn sort<'s>(
+        &self,
+        items: &mut [u64],
+        spare: &'s mut Vec<u64>,
+        starts: &mut Vec<usize>,
+        next: &mut Vec<usize>,
+    ) -> &'s [u64] {
+        match self.pext {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `pext` proves that the processor has BMI2.
+            Some(pext) => unsafe { sort_through_pext(pext, self, items, spare, starts, next) },
+            _ => self.sort_by(|item| self.through_tables(item), items, spare, starts, next),
+        }
+    }
+
     fn through_tables(&self, bitset: u64) -> u64 {
         let mut moved = 0;
         for (byte, table) in self.tables.iter().enumerate() {
             moved |= table[(bitset >> (8 * byte)) as u8 as usize];
         }
         moved
+    }
+
+    /// [`Permutation::sort`] with the permutation `permute`. Both passes go through the items
+    /// in order: sorting in place chained every move on the one before.
+    #[inline(always)]
+    fn sort_by<'s>(
+        &self,
+        permute: impl Fn(u64) -> u64,
+        items: &mut [u64],
+        spare: &'s mut Vec<u64>,
+        starts: &mut Vec<usize>,
+        next: &mut Vec<usize>,
+    ) -> &'s [u64] {
+        let keys = 1usize << self.key.count_ones();
+        starts.clear();
+        starts.resize(keys + 1, 0);
+        for item in items.iter_mut() {
+            *item = permute(*item);
+            starts[(*item >> self.rest_bits) as usize + 1] += 1;
+        }
+        for key in 0..keys {
+            starts[key + 1] += starts[key];
+        }
+        next.clear();
+        next.extend_from_slice(&starts[..keys]);
+        if spare.len() < items.len() {
+            spare.reserve_exact(items.len() - spare.len());
+            spare.resize(items.len(), 0);
+        }
+        let mask = (1u64 << self.rest_bits) - 1;
+        for &item in items.iter() {
+            let key = (item >> self.rest_bits) as usize;
+            spare[next[key]] = item & mask;
+            next[key] += 1;
+        }
+        &spare[..items.len()]
     }
 
     #[cfg(test)]
@@ -387,85 +440,20 @@ fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> u64 {
     _pext_u64(bitset, rest) | _pext_u64(bitset, key) << rest_bits
 }
 
-/// How a count sorts its lists into buckets: each bitset's key bits are moved to the top
-/// by `permutation`, and the `key_bits` bits from `rest` up are its key.
-struct Buckets<'a> {
-    permutation: &'a Permutation,
-    rest: u32,
-    key_bits: u32,
-}
-
-impl Buckets<'_> {
-    /// Rewrites `items` through the permutation and sorts them by key, with the key bits
-    /// cleared, into `spare`, which it returns; `starts[key]..starts[key + 1]` is then the
-    /// bucket of `key`.
-    fn sort<'s>(
-        &self,
-        items: &mut [u64],
-        spare: &'s mut Vec<u64>,
-        starts: &mut Vec<usize>,
-        next: &mut Vec<usize>,
-    ) -> &'s [u64] {
-        let permutation = self.permutation;
-        match permutation.pext {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `pext` proves that the processor has BMI2.
-            Some(pext) => unsafe { sort_through_pext(pext, self, items, spare, starts, next) },
-            _ => self.sort_by(|item| permutation.through_tables(item), items, spare, starts, next),
-        }
-    }
-
-    /// [`Buckets::sort`] with the permutation `permute`. Both passes go through the items
-    /// in order: sorting in place chained every move on the one before.
-    #[inline(always)]
-    fn sort_by<'s>(
-        &self,
-        permute: impl Fn(u64) -> u64,
-        items: &mut [u64],
-        spare: &'s mut Vec<u64>,
-        starts: &mut Vec<usize>,
-        next: &mut Vec<usize>,
-    ) -> &'s [u64] {
-        let keys = 1usize << self.key_bits;
-        starts.clear();
-        starts.resize(keys + 1, 0);
-        for item in items.iter_mut() {
-            *item = permute(*item);
-            starts[(*item >> self.rest) as usize + 1] += 1;
-        }
-        for key in 0..keys {
-            starts[key + 1] += starts[key];
-        }
-        next.clear();
-        next.extend_from_slice(&starts[..keys]);
-        if spare.len() < items.len() {
-            spare.reserve_exact(items.len() - spare.len());
-            spare.resize(items.len(), 0);
-        }
-        let mask = (1u64 << self.rest) - 1;
-        for &item in items.iter() {
-            let key = (item >> self.rest) as usize;
-            spare[next[key]] = item & mask;
-            next[key] += 1;
-        }
-        &spare[..items.len()]
-    }
-}
-
-/// [`Buckets::sort`] compiled with BMI2, so that its permutation is two `pext`s inlined
+/// [`Permutation::sort`] compiled with BMI2, so that its permutation is two `pext`s inlined
 /// into the loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 fn sort_through_pext<'s>(
     pext: FastPext,
-    buckets: &Buckets<'_>,
+    permutation: &Permutation,
     items: &mut [u64],
     spare: &'s mut Vec<u64>,
     starts: &mut Vec<usize>,
     next: &mut Vec<usize>,
 ) -> &'s [u64] {
-    let permute = |item| through_pext(pext, buckets.permutation, item);
-    buckets.sort_by(permute, items, spare, starts, next)
+    let permute = |item| through_pext(pext, permutation, item);
+    permutation.sort_by(permute, items, spare, starts, next)
 }
 
 /// [`PairKernel::count_group`] compiled for AVX-512, so that the table building and the
@@ -809,13 +797,12 @@ mod tests {
             let original = bitsets(1000, 12, 300, 9);
             for key in [0b1001_0010_0100u64, 0b1111_0101_1111] {
                 let key_bits = key.count_ones();
-                let rest = 12 - key_bits;
                 let (mut starts, mut next) = (Vec::new(), Vec::new());
                 let mut items = original.clone();
                 let mut spare = vec![u64::MAX; 1200];
                 permutation.build(12, key, pext);
-                let buckets = Buckets { permutation: &permutation, rest, key_bits };
-                let sorted = buckets.sort(&mut items, &mut spare, &mut starts, &mut next).to_vec();
+                let sorted =
+                    permutation.sort(&mut items, &mut spare, &mut starts, &mut next).to_vec();
                 assert_eq!((sorted.len(), starts[1 << key_bits]), (1000, 1000));
                 for bucket_key in 0..1u64 << key_bits {
                     let mut bucket: Vec<u64> = original
