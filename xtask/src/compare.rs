@@ -35,7 +35,8 @@ struct Comparisons {
 struct Comparison {
     timestamp: String,
     host: Host,
-    /// The instruction sets of this processor that the kernels use.
+    /// The instruction sets of this processor that the kernels use, as in `host`; kept
+    /// because comparisons recorded before the host had them hold them only here.
     cpu_features: Vec<String>,
     /// The commit the base binary was built from.
     base_commit: String,
@@ -97,10 +98,11 @@ impl Compare {
         let path = project_root().join("results/compare.json");
         let mut all: Comparisons =
             if path.exists() { read_json(&path)? } else { Comparisons::default() };
+        let host = Host::this();
         all.results.push(Comparison {
             timestamp: timestamp().1,
-            host: Host::this(),
-            cpu_features: cpu_features(),
+            cpu_features: host.instruction_sets.clone(),
+            host,
             base_commit: commit,
             current: Build::this(),
             args: self.args.clone(),
@@ -199,21 +201,6 @@ fn value_after(output: &str, name: &str) -> Option<String> {
         .take_while(|c| c.is_ascii_alphanumeric())
         .collect();
     (!value.is_empty()).then_some(value)
-}
-
-/// The instruction sets of this processor that the kernels use.
-fn cpu_features() -> Vec<String> {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let flags: Vec<&str> = cpuinfo
-        .lines()
-        .find(|line| line.starts_with("flags"))
-        .map(|line| line.split_whitespace().collect())
-        .unwrap_or_default();
-    ["avx512f", "avx512vpopcntdq", "avx2", "bmi2"]
-        .into_iter()
-        .filter(|feature| flags.contains(feature))
-        .map(str::to_owned)
-        .collect()
 }
 
 #[cfg(test)]

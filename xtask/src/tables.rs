@@ -28,8 +28,9 @@ pub(crate) fn run(check: bool) -> Result<(), String> {
 
 /// Adds to the sweep the counts under `dir` (each the `--json` output of a long
 /// `nqueens count`) of boards, methods and thread counts it lacks, so that the tables reach
-/// the frontier. Only runs on the kernel the sweep ran the method on are added; of several
-/// for the same board, method and threads, the last file by name.
+/// the frontier. Only runs on the sweep's machine (the processor model and instruction sets
+/// the count's report names) and on the kernel the sweep ran the method on are added; of
+/// several for the same board, method and threads, the last file by name.
 fn add_frontier_runs(sweep: &mut Sweep, dir: &Path) -> Result<(), String> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
@@ -53,7 +54,10 @@ fn add_frontier_runs(sweep: &mut Sweep, dir: &Path) -> Result<(), String> {
         let swept = |r: &Record| r.source.is_none() && r.method == method;
         let in_sweep = sweep.results.iter().any(|r| swept(r) && r.n == n && r.threads == threads);
         let other_kernel = sweep.results.iter().any(|r| swept(r) && r.kernel != kernel);
-        if in_sweep || other_kernel {
+        let host = &output["host"];
+        let same_host = host["cpu_model"].as_str() == Some(sweep.host.cpu_model.as_str())
+            && host["instruction_sets"] == serde_json::json!(sweep.host.instruction_sets);
+        if in_sweep || other_kernel || !same_host {
             continue;
         }
         let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
@@ -509,16 +513,21 @@ mod tests {
         let (mut sweep, scaling) = fixture();
         let dir = std::env::temp_dir().join(format!("frontier-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let count = |n: usize, kernel: &str, seconds: f64| {
+        let on = |cpu_model: &str, n: usize, kernel: &str, seconds: f64| {
+            let host = serde_json::json!({
+                "cpu_model": cpu_model, "logical_cpus": 2, "instruction_sets": ["avx2", "bmi2"],
+            });
             serde_json::json!({
                 "n": n, "method": "join", "depth": 5, "tasks": 10, "kernel": kernel,
-                "threads": 2, "total": 724, "unique": 92, "elapsed_s": seconds,
+                "threads": 2, "total": 724, "unique": 92, "elapsed_s": seconds, "host": host,
             })
             .to_string()
         };
+        let count = |n, kernel, seconds| on("Test CPU", n, kernel, seconds);
         std::fs::write(dir.join("n12.json"), count(12, "avx2", 99.0)).unwrap();
         std::fs::write(dir.join("n13.json"), count(13, "avx2", 60.0)).unwrap();
         std::fs::write(dir.join("n13-scalar.json"), count(13, "scalar", 300.0)).unwrap();
+        std::fs::write(dir.join("n14.json"), on("Other CPU", 14, "avx2", 400.0)).unwrap();
         add_frontier_runs(&mut sweep, &dir).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         let summary = summary(&sweep, &scaling);
@@ -529,6 +538,7 @@ mod tests {
             ),
             "{summary}"
         );
+        assert!(!summary.contains("| 14 |"), "a run on another machine: {summary}");
     }
 
     #[test]

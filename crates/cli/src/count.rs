@@ -11,6 +11,7 @@ use nqueens_core::{Counts, MIN_JOIN_MEMORY, Problem, Task};
 use nqueens_scheduler::{Finish, Runner, Shard};
 
 use crate::cli::CountArgs;
+use crate::host::Host;
 use crate::memory;
 use crate::progress::Display;
 use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
@@ -87,6 +88,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         stats: args
             .stats
             .then(|| NodeStats::of_this_process(counts.nodes, report.elapsed, threads)),
+        host: Some(Host::this()),
     };
     CountReport::new(identity, finished).print(args.json)?;
     Ok(ExitCode::SUCCESS)

@@ -3,6 +3,7 @@
 mod cli;
 mod count;
 mod estimate;
+mod host;
 mod list;
 mod memory;
 mod merge;

@@ -64,6 +64,11 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         elapsed_s: shards.iter().map(|(_, s, _)| s.elapsed_s).fold(0.0, f64::max),
         shard: None,
         stats: merged_stats(&shards, counts.nodes),
+        host: shards
+            .iter()
+            .all(|(_, s, _)| s.host == first.host)
+            .then(|| first.host.clone())
+            .flatten(),
     };
     CountReport::new(first.run.clone(), finished).print(args.json)?;
     Ok(ExitCode::SUCCESS)

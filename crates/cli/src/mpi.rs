@@ -127,6 +127,7 @@ fn share(
         elapsed_s: elapsed.as_secs_f64(),
         shard: None,
         stats: args.stats.then(|| NodeStats::of_this_process(counts.nodes, elapsed, all_threads)),
+        host: None,
     };
     CountReport::new(identity, finished).print(args.json)?;
     Ok(ExitCode::SUCCESS)

@@ -6,6 +6,7 @@ use std::time::Duration;
 use nqueens_core::{Counts, Kernel, Method};
 use serde::{Deserialize, Serialize};
 
+use crate::host::Host;
 use crate::memory;
 use crate::spec::RunIdentity;
 
@@ -37,6 +38,11 @@ pub(crate) struct CountReport {
     /// Nodes and time per node, with `--stats`; absent without.
     #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
     pub(crate) stats: Option<NodeStats>,
+    /// The machine the count ran on; absent for an MPI run (its ranks may be on several
+    /// machines), for merged shards that ran on different ones, and in reports written
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) host: Option<Host>,
 }
 
 /// Which shard of how many a report covers.
@@ -75,7 +81,7 @@ impl NodeStats {
 }
 
 /// What a finished run (or shard) adds to its identity.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Finished {
     pub(crate) kernel: Option<Kernel>,
     pub(crate) threads: usize,
@@ -85,6 +91,7 @@ pub(crate) struct Finished {
     pub(crate) elapsed_s: f64,
     pub(crate) shard: Option<ShardInfo>,
     pub(crate) stats: Option<NodeStats>,
+    pub(crate) host: Option<Host>,
 }
 
 impl CountReport {
@@ -100,6 +107,7 @@ impl CountReport {
             shard: finished.shard,
             counts: finished.counts,
             stats: finished.stats,
+            host: finished.host,
         }
     }
 

@@ -56,6 +56,14 @@ fn count_json_has_the_documented_shape() {
     assert!(value["threads"].as_u64().unwrap() >= 1);
     assert!(value["elapsed_s"].as_f64().unwrap() > 0.0);
     assert_eq!(value["shard"], Value::Null);
+    let host = &value["host"];
+    assert!(!host["cpu_model"].as_str().unwrap().is_empty(), "{host}");
+    assert!(host["logical_cpus"].as_u64().unwrap() >= 1, "{host}");
+    let sets = host["instruction_sets"].as_array().unwrap();
+    let kernel = value["kernel"].as_str().unwrap();
+    if kernel != "scalar" {
+        assert!(sets.iter().any(|set| set.as_str().unwrap().starts_with(kernel)), "{value}");
+    }
 }
 
 #[test]

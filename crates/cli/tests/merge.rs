@@ -85,6 +85,20 @@ fn undamaged_shards_merge_to_the_known_count() {
 }
 
 #[test]
+fn a_merge_names_the_shards_host_only_if_they_share_one() {
+    let host =
+        |output: &Output| serde_json::from_slice::<Value>(&output.stdout).unwrap()["host"].clone();
+    let shard: Value = serde_json::from_str(&SHARDS[0]).unwrap();
+    assert!(shard["host"].is_object(), "{shard}");
+    assert_eq!(host(&merge(SHARDS[0].as_bytes())), shard["host"]);
+    let mut elsewhere = shard.clone();
+    elsewhere["host"]["cpu_model"] = Value::from("another processor");
+    let output = merge(elsewhere.to_string().as_bytes());
+    assert_eq!(counts(&output), known_counts(10));
+    assert_eq!(host(&output), Value::Null);
+}
+
+#[test]
 fn any_elapsed_time_is_taken_or_refused_in_one_line() {
     let elapsed = |text: &str| {
         let value: Value = serde_json::from_str(&SHARDS[0]).unwrap();

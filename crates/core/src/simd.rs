@@ -67,6 +67,22 @@ fn detected() -> Detected {
     *DETECTED.get_or_init(detect)
 }
 
+/// The instruction sets the kernels use that this processor has, by their `/proc/cpuinfo`
+/// names: `avx512f`, `avx512vpopcntdq` (with AVX-512 BW and VL, for the join's pair test),
+/// `avx2` and `bmi2` (with BMI1, POPCNT and LZCNT), each only where the kernels would use it.
+pub fn instruction_sets() -> Vec<&'static str> {
+    let found = detected();
+    [
+        (found.avx512, "avx512f"),
+        (found.avx512_popcnt, "avx512vpopcntdq"),
+        (found.avx2, "avx2"),
+        (found.bmi, "bmi2"),
+    ]
+    .into_iter()
+    .filter_map(|(has, name)| has.then_some(name))
+    .collect()
+}
+
 macro_rules! token {
     ($(#[$doc:meta])* $name:ident, $field:ident) => {
         $(#[$doc])*
@@ -143,5 +159,20 @@ mod tests {
         assert!(Avx512::new().is_none() || Avx2::new().is_some());
         assert!(Avx2::new().is_none() || Bmi::new().is_some());
         assert!(FastPext::new().is_none() || Bmi::new().is_some());
+    }
+
+    #[test]
+    fn the_instruction_sets_named_are_the_tokens_held_and_the_processor_flags() {
+        let sets = instruction_sets();
+        assert_eq!(sets.contains(&"avx512f"), Avx512::new().is_some());
+        assert_eq!(sets.contains(&"avx512vpopcntdq"), Avx512Popcnt::new().is_some());
+        assert_eq!(sets.contains(&"avx2"), Avx2::new().is_some());
+        assert_eq!(sets.contains(&"bmi2"), Bmi::new().is_some());
+        if let Ok(cpuinfo) = std::fs::read_to_string("/proc/cpuinfo") {
+            let flags = cpuinfo.lines().find(|line| line.starts_with("flags")).unwrap_or("");
+            for set in sets {
+                assert!(flags.split_whitespace().any(|flag| flag == set), "{set} in {flags}");
+            }
+        }
     }
 }
