@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ProgressMode};
 use crate::count::{check_memory, stop_on_signals};
+use crate::host::Host;
 use crate::memory;
 use crate::progress::draws_bar;
 use crate::spec::{self, RunSpec, Sharing};
@@ -143,6 +144,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         sample_share: sample.share(),
         seed: args.seed,
         cluster,
+        host: Host::this(),
     };
     if args.json {
         println!("{}", serde_json::to_string(&estimate)?);
@@ -177,6 +179,8 @@ struct Estimate {
     sample_share: f64,
     seed: u64,
     cluster: Option<ClusterEstimate>,
+    /// The machine timed, which the prediction is for.
+    host: Host,
 }
 
 /// The wall time on a cluster of machines like this one.

@@ -93,6 +93,7 @@ fn estimate_json_has_the_documented_shape() {
         assert!(number("peak_memory_bytes") > 0.0);
         assert!(number("sampled_tasks") >= 1.0);
         assert!(number("sampled_tasks") <= number("sampled_list_tasks"));
+        assert!(value["host"]["instruction_sets"].is_array(), "{method}: {value}");
         assert_eq!(value["cluster"]["cores"], 8);
         assert_eq!(value["cluster"]["processes"], 4);
         assert!(value["cluster"]["predicted_wall_s"].as_f64().unwrap() > 0.0);
