@@ -70,7 +70,7 @@ pub(crate) struct CountArgs {
     pub(crate) place: Vec<(usize, usize)>,
 
     /// Worker threads [default: the number of logical CPUs].
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = parse_positive)]
     pub(crate) threads: Option<NonZeroUsize>,
 
     /// Rows fixed in each task [default: enough for at least 64 tasks per thread].
@@ -143,6 +143,14 @@ fn parse_kernel(text: &str) -> Result<Kernel, String> {
     })
 }
 
+/// A count of threads or cores, said in words where clap's own parser would print
+/// "number would be zero for non-zero type".
+fn parse_positive(text: &str) -> Result<NonZeroUsize, String> {
+    let value: usize =
+        text.trim().parse().map_err(|_| format!("'{text}' is not a whole number"))?;
+    NonZeroUsize::new(value).ok_or_else(|| "must be at least 1".to_owned())
+}
+
 /// A size in bytes: a number, optionally followed by K, M, G or T (powers of 1024), with
 /// or without a trailing `B` or `iB`.
 fn parse_size(text: &str) -> Result<u64, String> {
@@ -184,12 +192,12 @@ pub(crate) struct EstimateArgs {
 
     /// The worker threads of the count to predict; the sample runs on as many
     /// [default: the number of logical CPUs].
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = parse_positive)]
     pub(crate) threads: Option<NonZeroUsize>,
 
     /// Also predict the wall time on C cores of a cluster of machines like this one, each
     /// running T threads, as `count --shard` splits the count for them.
-    #[arg(long, value_name = "C")]
+    #[arg(long, value_name = "C", value_parser = parse_positive)]
     pub(crate) cores: Option<NonZeroUsize>,
 
     /// The memory limit of the count to predict, as `count --max-memory` takes it.
@@ -254,7 +262,7 @@ pub(crate) struct ListArgs {
     pub(crate) format: Format,
 
     /// Worker threads [default: the number of logical CPUs].
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", value_parser = parse_positive)]
     pub(crate) threads: Option<NonZeroUsize>,
 }
 
