@@ -39,7 +39,7 @@ pub(crate) enum Command {
 #[derive(Debug, Args)]
 pub(crate) struct CountArgs {
     /// The board size, 1 to 128.
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_whole)]
     pub(crate) n: usize,
 
     /// How to count: join (half-board meet in the middle, fastest from N = 16), eightfold
@@ -70,7 +70,7 @@ pub(crate) struct CountArgs {
     pub(crate) place: Vec<(usize, usize)>,
 
     /// Worker threads [default: the number of logical CPUs].
-    #[arg(long, value_name = "T", value_parser = parse_positive)]
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) threads: Option<NonZeroUsize>,
 
     /// Rows fixed in each task [default: enough for at least 64 tasks per thread].
@@ -146,9 +146,13 @@ fn parse_kernel(text: &str) -> Result<Kernel, String> {
 /// A count of threads or cores, said in words where clap's own parser would print
 /// "number would be zero for non-zero type".
 fn parse_positive(text: &str) -> Result<NonZeroUsize, String> {
-    let value: usize =
-        text.trim().parse().map_err(|_| format!("'{text}' is not a whole number"))?;
-    NonZeroUsize::new(value).ok_or_else(|| "must be at least 1".to_owned())
+    NonZeroUsize::new(parse_whole(text)?).ok_or_else(|| "must be at least 1".to_owned())
+}
+
+/// A whole number, where clap's own parser would answer `-3` with "unexpected argument"
+/// and `3.5` with "invalid digit found in string".
+fn parse_whole(text: &str) -> Result<usize, String> {
+    text.trim().parse().map_err(|_| format!("'{text}' is not a whole number"))
 }
 
 /// A size in bytes: a number, optionally followed by K, M, G or T (powers of 1024), with
@@ -179,7 +183,7 @@ fn parse_size(text: &str) -> Result<u64, String> {
 #[derive(Debug, Args)]
 pub(crate) struct EstimateArgs {
     /// The board size, 1 to 128.
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_whole)]
     pub(crate) n: usize,
 
     /// The method of the count to predict, as `count --method` takes it [default: auto].
@@ -192,12 +196,12 @@ pub(crate) struct EstimateArgs {
 
     /// The worker threads of the count to predict; the sample runs on as many
     /// [default: the number of logical CPUs].
-    #[arg(long, value_name = "T", value_parser = parse_positive)]
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) threads: Option<NonZeroUsize>,
 
     /// Also predict the wall time on C cores of a cluster of machines like this one, each
     /// running T threads, as `count --shard` splits the count for them.
-    #[arg(long, value_name = "C", value_parser = parse_positive)]
+    #[arg(long, value_name = "C", allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) cores: Option<NonZeroUsize>,
 
     /// The memory limit of the count to predict, as `count --max-memory` takes it.
@@ -220,7 +224,7 @@ pub(crate) struct EstimateArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SolveArgs {
     /// The board size: 1, or 4 up to 100000000 (10000000 with --random).
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_whole)]
     pub(crate) n: usize,
 
     /// Draw the board with Q and . (up to N = 40, which fits an 80-column terminal).
@@ -245,7 +249,7 @@ pub(crate) struct SolveArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
     /// The board size, 1 to 128.
-    #[arg(value_name = "N")]
+    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_whole)]
     pub(crate) n: usize,
 
     /// Stop after K solutions.
@@ -262,7 +266,7 @@ pub(crate) struct ListArgs {
     pub(crate) format: Format,
 
     /// Worker threads [default: the number of logical CPUs].
-    #[arg(long, value_name = "T", value_parser = parse_positive)]
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) threads: Option<NonZeroUsize>,
 }
 

@@ -106,6 +106,8 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["count", "0"], "between 1 and 128"),
         (&["count", "200"], "between 1 and 128"),
         (&["count", "abc"], "invalid value 'abc'"),
+        (&["count", "-3"], "'-3' is not a whole number"),
+        (&["count", "8", "--threads", "-1"], "'-1' is not a whole number"),
         (&["count", "8", "--method", "fast"], "unknown method 'fast'"),
         (&["count", "8", "--kernel", "gpu"], "unknown kernel 'gpu'"),
         (&["count", "30", "--method", "eightfold", "--kernel", "avx2"], "use --kernel auto"),
