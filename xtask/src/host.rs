@@ -15,7 +15,7 @@ pub(crate) struct Host {
     pub(crate) physical_cores: usize,
     pub(crate) memory_bytes: u64,
     /// Which of the instruction sets the kernels use the processor has (avx512f,
-    /// avx512vpopcntdq, avx2, bmi2); empty in files written before it was recorded.
+    /// avx512_vpopcntdq, avx2, bmi2); empty in files written before it was recorded.
     #[serde(default)]
     pub(crate) instruction_sets: Vec<String>,
 }
@@ -47,7 +47,7 @@ fn command(program: &str, args: &[&str]) -> String {
 }
 
 /// The instruction sets that decide which kernels run, as /proc/cpuinfo names them.
-const KERNEL_INSTRUCTION_SETS: [&str; 4] = ["avx512f", "avx512vpopcntdq", "avx2", "bmi2"];
+const KERNEL_INSTRUCTION_SETS: [&str; 4] = ["avx512f", "avx512_vpopcntdq", "avx2", "bmi2"];
 
 /// Whether the first processor's flags in `cpuinfo` include `flag`.
 fn has_flag(cpuinfo: &str, flag: &str) -> bool {

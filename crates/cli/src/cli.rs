@@ -8,9 +8,6 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use nqueens_core::{Kernel, Method};
 use nqueens_scheduler::Shard;
 
-/// Exit status for a command line, or input, that could not be parsed or checked.
-pub(crate) const USAGE_ERROR: u8 = 2;
-
 /// Counts N-Queens solutions: all of them (OEIS A000170) and those distinct under the
 /// board's 8 symmetries (OEIS A002562).
 #[derive(Debug, Parser)]

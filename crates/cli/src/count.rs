@@ -2,34 +2,39 @@
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use nqueens_core::{Counts, MIN_JOIN_MEMORY, Problem, Task};
-use nqueens_scheduler::{Finish, Runner, Shard};
+use nqueens_scheduler::{CheckpointError, Finish, Runner, Shard};
 
 use crate::cli::CountArgs;
+use crate::exit::{self, usage};
 use crate::host::Host;
 use crate::memory;
+use crate::output::say;
 use crate::progress::Display;
 use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
+use crate::signals::Signals;
 use crate::spec::{self, RunSpec, Sharing};
 
-/// Exit status of a run stopped by SIGINT or SIGTERM, as shells report a SIGINT death.
-pub(crate) const STOPPED: u8 = 130;
-
 pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
-    let threads = spec::threads(args.threads)?;
-    let problem = check_memory(spec::problem(&args)?, threads, args.max_memory)?;
     if args.mpi {
+        // Under MPI a signal keeps its default action, ending the rank: mpirun then ends
+        // the job, and a run over MPI has no checkpoint to save.
+        let threads = spec::threads(args.threads)?;
+        let problem = check_memory(spec::problem(&args)?, threads, args.max_memory)?;
         return crate::mpi::run(&args, problem, threads);
     }
+    // First, so that a signal in any phase is seen: the set-up below takes a moment from
+    // N = 24, and a signal then stops the run before its first task.
+    let signals = Signals::install()?;
+    let threads = spec::threads(args.threads)?;
+    let problem = check_memory(spec::problem(&args)?, threads, args.max_memory)?;
     let checkpoint_every = Duration::try_from_secs_f64(args.checkpoint_every)
         .ok()
         .filter(|every| !every.is_zero())
-        .context("--checkpoint-every must be a positive number of seconds")?;
+        .ok_or_else(|| usage!("--checkpoint-every must be a positive number of seconds"))?;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let sharing = if shard == Shard::WHOLE && args.checkpoint.is_none() {
         Sharing::Alone { threads }
@@ -38,7 +43,6 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     };
     let RunSpec { problem, tasks, identity } = RunSpec::new(problem, args.depth, sharing)?;
 
-    let stop = stop_on_signals()?;
     let count_nodes = args.stats;
     let solver = problem.clone();
     let mut runner = Runner::new(
@@ -50,7 +54,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     .threads(threads)
     .shard(shard)
     .sample_first(true)
-    .stop_flag(stop);
+    .stop_flag(signals.flag());
     if let Some(path) = &args.checkpoint {
         let mut fields = identity.fields();
         fields.insert("shard".to_owned(), shard.to_string());
@@ -65,24 +69,44 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     let outcome = runner.run(|progress| display.update(progress));
     display.finish();
     let report = outcome.context("count failed")?;
+    let saved = Saved { path: args.checkpoint.as_deref(), failure: report.checkpoint_failure };
 
     if report.finish == Finish::Stopped {
-        eprintln!(
-            "nqueens: stopped after {} of {} tasks ({:.1}s); {}",
+        say!(
+            "stopped after {} of {} tasks ({:.1}s); {}",
             report.done,
             report.total,
             report.elapsed.as_secs_f64(),
-            resume_hint(args.checkpoint.as_deref())
+            saved.resume_hint()
         );
-        return Ok(ExitCode::from(STOPPED));
+        return Ok(signals.exit_code());
     }
     let counts = report.result;
     let whole = shard == Shard::WHOLE;
+    let unique = if whole {
+        // The rotation-fixed count takes minutes from N = 24: a signal must not wait for it.
+        let finisher = problem.clone();
+        match signals.interruptible(move || finisher.finish(&counts)) {
+            Some(outcome) => outcome?.unique,
+            None => {
+                say!(
+                    "stopped while counting the solutions that rotations leave unchanged, \
+                     after every task had finished: N={} total={}; {}",
+                    problem.n(),
+                    counts.total,
+                    saved.resume_hint()
+                );
+                return Ok(signals.exit_code());
+            }
+        }
+    } else {
+        None
+    };
     let finished = Finished {
         kernel: Some(problem.kernel()),
         threads,
         counts,
-        unique: if whole { problem.finish(&counts)?.unique } else { None },
+        unique,
         elapsed_s: report.elapsed.as_secs_f64(),
         shard: (!whole).then_some(ShardInfo { index: shard.index, count: shard.count }),
         stats: args
@@ -90,8 +114,51 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
             .then(|| NodeStats::of_this_process(counts.nodes, report.elapsed, threads)),
         host: Some(Host::this()),
     };
-    CountReport::new(identity, finished).print(args.json)?;
+    let printed = CountReport::new(identity, finished).print(args.json);
+    if let (Some(path), Some(failure)) = (saved.path, &saved.failure) {
+        say!(
+            "checkpoint {} is stale: its last save failed ({}); the count is complete all the same",
+            path.display(),
+            failure_cause(failure)
+        );
+        printed?;
+        return Ok(ExitCode::from(exit::FAILURE));
+    }
+    printed?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What became of a run's checkpoint.
+struct Saved<'a> {
+    path: Option<&'a Path>,
+    /// Why its last save failed, if it did.
+    failure: Option<CheckpointError>,
+}
+
+impl Saved<'_> {
+    /// How a stopped run can go on.
+    fn resume_hint(&self) -> String {
+        match (self.path, &self.failure) {
+            (Some(path), None) => format!(
+                "progress saved to {}; run the same command again to resume",
+                path.display()
+            ),
+            (Some(_), Some(failure)) => format!(
+                "the checkpoint could not be saved ({}), so the progress since its last save \
+                 is lost",
+                failure_cause(failure)
+            ),
+            (None, _) => "no --checkpoint was given, so this progress is lost".to_owned(),
+        }
+    }
+}
+
+/// Why a checkpoint save failed, without the path, which the message around it names.
+fn failure_cause(failure: &CheckpointError) -> String {
+    match failure {
+        CheckpointError::Io { source, .. } => source.to_string(),
+        other => other.to_string(),
+    }
 }
 
 /// Share of the machine's memory a count may plan to use when `--max-memory` is not given.
@@ -138,7 +205,7 @@ pub(crate) fn check_memory(
                 .map_or(per_thread, |need| need.min(MIN_JOIN_MEMORY));
         }
         // The probe stops once past the limit, so its figure is a lower bound.
-        bail!(
+        return Err(usage!(
             "N = {} with the {} method needs at least {} per thread, {} for {threads} threads, \
              more than the {} allowed ({source}); use fewer --threads, raise --max-memory, or \
              --method eightfold",
@@ -147,42 +214,15 @@ pub(crate) fn check_memory(
             memory::human(per_thread),
             memory::human(per_thread.saturating_mul(threads as u64)),
             memory::human(limit),
-        );
+        ));
     }
     if per_thread == problem.memory_per_thread() {
-        eprintln!(
-            "nqueens: note: N = {} may hold more half-boards than fit in {} per thread; its \
+        say!(
+            "note: N = {} may hold more half-boards than fit in {} per thread; its \
              largest row sets are then counted in pieces (slower; --max-memory sets the room)",
             problem.n(),
             memory::human(per_thread),
         );
     }
     Ok(problem)
-}
-
-fn resume_hint(checkpoint: Option<&Path>) -> String {
-    match checkpoint {
-        Some(path) => {
-            format!("progress saved to {}; run the same command again to resume", path.display())
-        }
-        None => "no --checkpoint was given, so this progress is lost".to_owned(),
-    }
-}
-
-/// A flag raised by the first SIGINT or SIGTERM; a second one ends the process at once.
-pub(crate) fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [SIGINT, SIGTERM] {
-        // Registered first, so it sees the flag as the previous signal left it.
-        signal_hook::flag::register_conditional_shutdown(
-            signal,
-            i32::from(STOPPED),
-            Arc::clone(&stop),
-        )
-        .context("cannot install a signal handler")?;
-        signal_hook::flag::register(signal, Arc::clone(&stop))
-            .context("cannot install a signal handler")?;
-    }
-    Ok(stop)
 }

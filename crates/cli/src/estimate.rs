@@ -20,10 +20,13 @@ use nqueens_scheduler::{
 use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ProgressMode};
-use crate::count::{check_memory, stop_on_signals};
+use crate::count::check_memory;
+use crate::exit::usage;
 use crate::host::Host;
 use crate::memory;
+use crate::output::{self, say};
 use crate::progress::draws_bar;
+use crate::signals::Signals;
 use crate::spec::{self, RunSpec, Sharing};
 
 /// The most of the predicted work the sample may take.
@@ -47,6 +50,10 @@ const MOST_STRATA: usize = 64;
 /// list: N = 20 predicted 64.9 s for a 99.9 s count, and 96.2 s with this one.
 const JOIN_FINER: usize = 8;
 
+/// The largest cluster predicted: beyond the largest machines built, and a bound that
+/// keeps a mistyped `--cores` from being taken for a plan.
+const MOST_CORES: usize = 100_000_000;
+
 /// Tasks run per thread before the sample, and not timed: a thread's first tasks pay for
 /// the memory its allocator has yet to map, which the count's later tasks reuse. At N = 18
 /// the join's sample predicted 4.2 to 5.5 s for a 3.2 s count without them.
@@ -60,7 +67,15 @@ const BACKTRACKING_SAMPLED_TASKS: usize = 16384;
 type Timings = Vec<(usize, f64)>;
 
 pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
+    let signals = Signals::install()?;
     let threads = spec::threads(args.threads)?;
+    if let Some(cores) = args.cores
+        && cores.get() > MOST_CORES
+    {
+        return Err(usage!(
+            "--cores {cores} is more than the {MOST_CORES} cores predicted at most"
+        ));
+    }
     let started = Instant::now();
     let problem = spec::board(args.n, args.method, &[], args.kernel)?;
     let problem = check_memory(problem, threads, args.max_memory)?;
@@ -76,16 +91,22 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     // A count builds its task list and checks its memory before its first task.
     let setup_s = started.elapsed().as_secs_f64();
     let unique_started = Instant::now();
-    count_rotation_fixed(problem.n(), 2);
-    count_rotation_fixed(problem.n(), 1);
+    let n = problem.n();
+    let timed = signals.interruptible(move || {
+        count_rotation_fixed(n, 2);
+        count_rotation_fixed(n, 1);
+    });
+    if timed.is_none() {
+        return Ok(stopped(&signals));
+    }
     // And it counts the solutions fixed by rotations once its tasks are done.
     let fixed_s = setup_s + unique_started.elapsed().as_secs_f64();
 
     let memory_before = memory::peak_resident_bytes();
     let options = SampleOptions { threads, seed: args.seed, progress: args.progress };
     let list = sampled_tasks(&problem, count.tasks.len(), count.identity.depth)?;
-    let Some(sample) = Sample::take(&problem, list, options)? else {
-        return Ok(stopped());
+    let Some(sample) = Sample::take(&problem, list, options, &signals)? else {
+        return Ok(stopped(&signals));
     };
     let wall = spread_like(sample.wall_time(&count.tasks, Shard::WHOLE), sample.work, fixed_s);
     let cluster = match cluster {
@@ -98,16 +119,19 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
                 &sample
             } else {
                 let list = sampled_tasks(&problem, spec.tasks.len(), spec.identity.depth)?;
-                let Some(taken) = Sample::take(&problem, list, options)? else {
-                    return Ok(stopped());
+                let Some(taken) = Sample::take(&problem, list, options, &signals)? else {
+                    return Ok(stopped(&signals));
                 };
                 own = taken;
                 &own
             };
-            let slowest = (0..processes)
+            let task_costs = sample.task_costs(&spec.tasks);
+            // Shards past the list's length have no task: the slowest is among the others,
+            // so the work here grows with the list, not with the cores.
+            let slowest = (0..processes.min(spec.tasks.len()))
                 .map(|index| {
                     let shard = Shard::new(index, processes).expect("index < processes");
-                    sample.wall_time(&spec.tasks, shard)
+                    sample.shard_wall_time(&task_costs, shard)
                 })
                 .fold(0.0, f64::max);
             let wall = spread_like(slowest, sample.work, fixed_s);
@@ -146,11 +170,10 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         cluster,
         host: Host::this(),
     };
-    if args.json {
-        println!("{}", serde_json::to_string(&estimate)?);
-    } else {
-        print!("{}", estimate.text());
-    }
+    let text = estimate.text();
+    let printed =
+        if args.json { format!("{}\n", serde_json::to_string(&estimate)?) } else { text.clone() };
+    output::print_result(&printed, &text.trim_end().replace('\n', "; "))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -239,9 +262,9 @@ impl Estimate {
 }
 
 /// What `estimate` says when a signal stops it.
-fn stopped() -> ExitCode {
-    eprintln!("nqueens: estimate stopped");
-    ExitCode::from(crate::count::STOPPED)
+fn stopped(signals: &Signals) -> ExitCode {
+    say!("estimate stopped before its prediction");
+    signals.exit_code()
 }
 
 /// How a sample is run: on the count's threads, drawn by `seed`, its progress shown so.
@@ -272,9 +295,9 @@ impl Sample {
         problem: &Problem,
         list: Vec<Task>,
         options: SampleOptions,
+        signals: &Signals,
     ) -> anyhow::Result<Option<Sample>> {
-        let (timings, seconds) =
-            time_sample(problem, &list, options.threads, options.seed, options.progress)?;
+        let (timings, seconds) = time_sample(problem, &list, options, signals)?;
         let Some(timings) = timings else { return Ok(None) };
         let model = model_of(&timings, list.len());
         let work = model.total().context("no task of the sample finished")?;
@@ -305,9 +328,20 @@ impl Sample {
     /// runner serves them, each task costing the sampled list's tasks that it holds (those
     /// whose key starts with its key).
     fn wall_time(&self, tasks: &[Task], shard: Shard) -> f64 {
-        let task_costs = costs_by_prefix(&self.costs, &self.list, tasks);
-        let pending: Vec<usize> = shard.select(tasks.len()).collect();
-        let order = sample_first_order(&pending, tasks.len());
+        self.shard_wall_time(&self.task_costs(tasks), shard)
+    }
+
+    /// The cost of each of `tasks`: the sampled list's tasks that it holds (those whose
+    /// key starts with its key).
+    fn task_costs(&self, tasks: &[Task]) -> Vec<f64> {
+        costs_by_prefix(&self.costs, &self.list, tasks)
+    }
+
+    /// The time the sample's threads take over `shard`'s share of tasks that cost
+    /// `task_costs`, served as the runner serves them.
+    fn shard_wall_time(&self, task_costs: &[f64], shard: Shard) -> f64 {
+        let pending: Vec<usize> = shard.select(task_costs.len()).collect();
+        let order = sample_first_order(&pending, task_costs.len());
         makespan(order.iter().map(|&index| task_costs[index]), self.threads)
     }
 }
@@ -353,15 +387,14 @@ fn sampled_tasks(problem: &Problem, count_tasks: usize, depth: usize) -> anyhow:
 fn time_sample(
     problem: &Problem,
     list: &[Task],
-    threads: usize,
-    seed: u64,
-    progress: ProgressMode,
+    options: SampleOptions,
+    signals: &Signals,
 ) -> anyhow::Result<(Option<Timings>, f64)> {
+    let SampleOptions { threads, seed, progress } = options;
     let strata = strata(list.len());
     let order = stratified_order(&(0..list.len()).collect::<Vec<_>>(), strata, seed);
     let indexed: Vec<(usize, Task)> = list.iter().cloned().enumerate().collect();
     let solver = problem.clone();
-    let stop = stop_on_signals()?;
     let runner = Runner::new(
         indexed,
         move |(index, task): &(usize, Task)| {
@@ -373,7 +406,7 @@ fn time_sample(
         Vec::new(),
     )
     .threads(threads)
-    .stop_flag(stop);
+    .stop_flag(signals.flag());
 
     let display = SampleDisplay::new(progress);
     let tasks = list.len();
@@ -488,8 +521,8 @@ impl SampleDisplay {
             bar.set_position((1000.0 * share / SAMPLE_SHARE).min(1000.0) as u64);
             bar.set_message(message);
         } else if self.log {
-            eprintln!(
-                "nqueens: sampling: {message}, {:.1}% of the predicted work, {:.0}s",
+            say!(
+                "sampling: {message}, {:.1}% of the predicted work, {:.0}s",
                 100.0 * share,
                 session.as_secs_f64()
             );

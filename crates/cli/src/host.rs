@@ -10,7 +10,7 @@ pub(crate) struct Host {
     pub(crate) cpu_model: String,
     pub(crate) logical_cpus: usize,
     /// The instruction sets of the kernels that this processor has (`avx512f`,
-    /// `avx512vpopcntdq`, `avx2`, `bmi2`).
+    /// `avx512_vpopcntdq`, `avx2`, `bmi2`).
     pub(crate) instruction_sets: Vec<String>,
 }
 

@@ -9,7 +9,7 @@
 //! makes every worker's next send fail, and the workers end.
 
 use std::collections::BTreeMap;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -21,7 +21,7 @@ use anyhow::anyhow;
 use nqueens_core::{Enumeration, EnumerationTask, Solution};
 
 use crate::cli::{Format, ListArgs};
-use crate::show;
+use crate::{output, show};
 
 /// Solutions a task's channel holds before its worker waits for the printer.
 const CHANNEL_CAPACITY: usize = 256;
@@ -38,7 +38,7 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
     let threads = crate::spec::threads(args.threads)?;
     let tasks = enumeration.tasks(TASK_DEPTH.min(args.n - 1))?;
     let limit = args.limit.map_or(usize::MAX, |limit| usize::try_from(limit).unwrap_or(usize::MAX));
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(output::stdout()?);
     for solution in InOrder::start(enumeration, tasks, threads).take(limit) {
         let solution = solution?;
         let printed = show::write(&mut out, &solution, args.format).and_then(|()| {

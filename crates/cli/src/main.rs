@@ -1,8 +1,13 @@
 //! The `nqueens` binary.
 
+// Results are written through `output`, which neither panics nor loses one on a write
+// error; `print!` and `eprint!` would panic on a closed or full stream.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod cli;
 mod count;
 mod estimate;
+mod exit;
 mod host;
 mod list;
 mod memory;
@@ -12,9 +17,11 @@ mod mpi;
 #[cfg(not(feature = "mpi"))]
 #[path = "no_mpi.rs"]
 mod mpi;
+mod output;
 mod progress;
 mod report;
 mod show;
+mod signals;
 mod solve;
 mod spec;
 mod verify;
@@ -23,7 +30,9 @@ use std::process::ExitCode;
 
 use clap::{FromArgMatches, error::ErrorKind};
 
-use crate::cli::{Cli, Command, USAGE_ERROR};
+use crate::cli::{Cli, Command};
+use crate::exit::USAGE_ERROR;
+use crate::output::say;
 
 fn main() -> ExitCode {
     let cli = match cli::build_command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
@@ -45,15 +54,15 @@ fn main() -> ExitCode {
                 .take_while(|line| !line.trim().is_empty())
                 .map(str::trim)
                 .collect();
-            eprintln!("nqueens: {}", message.join(" ").trim_start_matches("error: "));
+            say!("{}", message.join(" ").trim_start_matches("error: "));
             return ExitCode::from(USAGE_ERROR);
         }
     };
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("nqueens: {err:#}");
-            ExitCode::FAILURE
+            say!("{err:#}");
+            ExitCode::from(exit::status_of(&err))
         }
     }
 }

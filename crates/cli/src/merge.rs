@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use nqueens_core::Counts;
 
 use crate::cli::MergeArgs;
+use crate::exit::usage;
 use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
 
 pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
@@ -15,7 +16,7 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     for path in &args.files {
         let report = read(path)?;
         let Some(info) = report.shard else {
-            bail!("{} is the result of a whole run, not of a shard", path.display());
+            return Err(usage!("{} is the result of a whole run, not of a shard", path.display()));
         };
         shards.push((path.clone(), report, info));
     }
@@ -30,23 +31,24 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             )
         };
         if info.count != first_shard.count {
-            bail!(from(format!("shard count is {} there but {}", info.count, first_shard.count)));
+            let counts = format!("shard count is {} there but {}", info.count, first_shard.count);
+            return Err(usage!("{}", from(counts)));
         }
         if let Some(difference) = first.run.difference(&shard.run) {
-            bail!(from(difference));
+            return Err(usage!("{}", from(difference)));
         }
         if let Some(earlier) = by_index.insert(info.index, path) {
-            bail!(
+            return Err(usage!(
                 "shard {}/{} is given twice ({} and {})",
                 info.index,
                 info.count,
                 earlier.display(),
                 path.display()
-            );
+            ));
         }
     }
     if by_index.len() < first_shard.count {
-        bail!("{}", missing(&by_index, first_shard.count));
+        return Err(usage!("{}", missing(&by_index, first_shard.count)));
     }
 
     let counts =
@@ -77,22 +79,22 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
 fn read(path: &Path) -> anyhow::Result<CountReport> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let report: CountReport = serde_json::from_str(text.trim()).with_context(|| {
-        format!("{} is not the JSON output of nqueens count --shard", path.display())
+    let report: CountReport = serde_json::from_str(text.trim()).map_err(|error| {
+        usage!("{} is not the JSON output of nqueens count --shard: {error}", path.display())
     })?;
-    let inconsistent = |what: &str| format!("{} is inconsistent: {what}", path.display());
+    let inconsistent = |what: &str| usage!("{} is inconsistent: {what}", path.display());
     if report.counts.total != report.total {
-        bail!(inconsistent("its total and its counts differ"));
+        return Err(inconsistent("its total and its counts differ"));
     }
     // Merging carries every three thirds into a whole solution: more than two would add
     // solutions no task found.
     if report.counts.thirds > 2 {
-        bail!(inconsistent("it holds more than two thirds of a solution"));
+        return Err(inconsistent("it holds more than two thirds of a solution"));
     }
     if let Some(shard) = report.shard
         && shard.index >= shard.count
     {
-        bail!(inconsistent(&format!("shard {}/{} does not exist", shard.index, shard.count)));
+        return Err(inconsistent(&format!("shard {}/{} does not exist", shard.index, shard.count)));
     }
     Ok(report)
 }
@@ -120,6 +122,6 @@ fn merged_stats(shards: &[(PathBuf, CountReport, ShardInfo)], nodes: u128) -> Op
         return None;
     }
     let thread_ns: f64 = shards.iter().map(|(_, s, _)| s.elapsed_s * 1e9 * s.threads as f64).sum();
-    let peak = shards.iter().filter_map(|(_, s, _)| s.stats?.peak_memory_bytes).max();
+    let peak = shards.iter().filter_map(|(_, s, _)| s.stats.as_ref()?.peak_memory_bytes).max();
     Some(NodeStats::new(nodes, thread_ns, peak))
 }

@@ -28,6 +28,7 @@ use nqueens_scheduler::{Progress, Report, RunError, Runner, Shard};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::CountArgs;
+use crate::output::say;
 use crate::progress::Display;
 use crate::report::{CountReport, Finished, NodeStats};
 use crate::spec::{RunIdentity, RunSpec, Sharing};
@@ -77,9 +78,10 @@ pub(crate) fn run(args: &CountArgs, problem: Problem, threads: usize) -> anyhow:
     match share(args, problem, threads, &world) {
         Ok(code) => Ok(code),
         Err(err) => {
-            eprintln!("nqueens: rank {rank} of {ranks}: {err:#}");
-            // Ends every rank: the others may be waiting for this one.
-            world.abort(1)
+            say!("rank {rank} of {ranks}: {err:#}");
+            // Ends every rank, with the status of the convention: the others may be
+            // waiting for this one.
+            world.abort(i32::from(crate::exit::status_of(&err)))
         }
     }
 }

@@ -3,11 +3,13 @@
 
 use std::process::ExitCode;
 
-use anyhow::bail;
 use nqueens_core::Problem;
 
 use crate::cli::CountArgs;
+use crate::exit::usage;
 
 pub(crate) fn run(_: &CountArgs, _: Problem, _: usize) -> anyhow::Result<ExitCode> {
-    bail!("--mpi needs an nqueens built with MPI support: cargo build --release --features mpi")
+    Err(usage!(
+        "--mpi needs an nqueens built with MPI support: cargo build --release --features mpi"
+    ))
 }

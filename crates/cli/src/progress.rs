@@ -8,11 +8,20 @@ use nqueens_core::Counts;
 use nqueens_scheduler::Progress;
 
 use crate::cli::ProgressMode;
+use crate::output::say;
 
 /// How often `--progress log` prints a line.
 const LOG_EVERY: Duration = Duration::from_secs(5);
 
-pub(crate) enum Display {
+/// What the user sees of a run on stderr: its progress as `mode` asks, and, in every mode,
+/// a warning when checkpoint saves start or stop failing.
+pub(crate) struct Display {
+    view: View,
+    /// Whether the latest checkpoint save failed, so that a run of failures warns once.
+    checkpoint_failing: bool,
+}
+
+enum View {
     Bar(ProgressBar),
     Log { last: Option<Instant> },
     Hidden,
@@ -20,16 +29,41 @@ pub(crate) enum Display {
 
 impl Display {
     pub(crate) fn new(mode: ProgressMode) -> Display {
-        if draws_bar(mode) {
-            Display::bar()
+        let view = if draws_bar(mode) {
+            View::bar()
         } else if mode == ProgressMode::Log {
-            Display::Log { last: None }
+            View::Log { last: None }
         } else {
-            Display::Hidden
+            View::Hidden
+        };
+        Display { view, checkpoint_failing: false }
+    }
+
+    pub(crate) fn update(&mut self, progress: &Progress<'_, Counts>) {
+        self.view.update(progress);
+        let failure = progress.checkpoint_failure;
+        if failure.is_some() != self.checkpoint_failing {
+            self.checkpoint_failing = failure.is_some();
+            let warning = match failure {
+                Some(failure) => format!(
+                    "warning: {failure}; counting on, and trying again at each \
+                     --checkpoint-every interval"
+                ),
+                None => "the checkpoint is saved again".to_owned(),
+            };
+            self.view.say(&warning);
         }
     }
 
-    fn bar() -> Display {
+    pub(crate) fn finish(&self) {
+        if let View::Bar(bar) = &self.view {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl View {
+    fn bar() -> View {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         let style = ProgressStyle::with_template(
             "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} tasks {percent:>3}% ETA {prefix} | {msg}",
@@ -38,12 +72,20 @@ impl Display {
         .progress_chars("=> ");
         bar.set_style(style);
         bar.enable_steady_tick(Duration::from_millis(200));
-        Display::Bar(bar)
+        View::Bar(bar)
     }
 
-    pub(crate) fn update(&mut self, progress: &Progress<'_, Counts>) {
+    /// A line on stderr that the bar, if there is one, does not draw over.
+    fn say(&self, line: &str) {
         match self {
-            Display::Bar(bar) => {
+            View::Bar(bar) => bar.suspend(|| say!("{line}")),
+            View::Log { .. } | View::Hidden => say!("{line}"),
+        }
+    }
+
+    fn update(&mut self, progress: &Progress<'_, Counts>) {
+        match self {
+            View::Bar(bar) => {
                 if bar.length() != Some(progress.total as u64) {
                     bar.set_length(progress.total as u64);
                     bar.reset_eta();
@@ -53,20 +95,14 @@ impl Display {
                 bar.set_prefix(eta(progress).map_or_else(|| "unknown".to_owned(), clock));
                 bar.set_message(solutions_so_far(progress));
             }
-            Display::Log { last } => {
+            View::Log { last } => {
                 let due = last.is_none_or(|at| at.elapsed() >= LOG_EVERY);
                 if due || progress.done == progress.total {
                     *last = Some(Instant::now());
-                    eprintln!("nqueens: {}", log_line(progress));
+                    say!("{}", log_line(progress));
                 }
             }
-            Display::Hidden => {}
-        }
-    }
-
-    pub(crate) fn finish(&self) {
-        if let Display::Bar(bar) = self {
-            bar.finish_and_clear();
+            View::Hidden => {}
         }
     }
 }

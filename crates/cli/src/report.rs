@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::host::Host;
 use crate::memory;
+use crate::output;
 use crate::spec::RunIdentity;
 
 /// One count, whole or one shard of it. A shard's `--json` output is what `merge` reads,
@@ -26,9 +27,16 @@ pub(crate) struct CountReport {
     pub(crate) threads: usize,
     /// All solutions; for a shard, those of its tasks only.
     pub(crate) total: u128,
+    /// `total` in decimal digits, for readers whose numbers are doubles (JavaScript, jq
+    /// 1.6), which round integers above 2^53 (N = 24 and up).
+    #[serde(skip_deserializing)]
+    pub(crate) total_decimal: String,
     /// Solutions distinct under symmetry; `null` for a shard (it needs the whole run) and
     /// for a partial board (it has no symmetry).
     pub(crate) unique: Option<u128>,
+    /// `unique` in decimal digits, as `total_decimal`.
+    #[serde(skip_deserializing)]
+    pub(crate) unique_decimal: Option<String>,
     pub(crate) elapsed_s: f64,
     /// Which shard this is; `null` for a whole run.
     pub(crate) shard: Option<ShardInfo>,
@@ -53,10 +61,13 @@ pub(crate) struct ShardInfo {
 }
 
 /// How hard the kernel worked: what `--stats` adds to a report.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct NodeStats {
     /// Placements tried.
     pub(crate) nodes: u128,
+    /// `nodes` in decimal digits, as `total_decimal`: counts of nodes pass 2^53 from N = 20.
+    #[serde(skip_deserializing)]
+    pub(crate) nodes_decimal: String,
     /// Thread-nanoseconds per node: wall time times threads over nodes, so that runs on
     /// different thread counts compare as kernel efficiency.
     pub(crate) ns_per_node: f64,
@@ -70,7 +81,7 @@ impl NodeStats {
     /// The statistics of `nodes` placements that took `thread_ns` thread-nanoseconds.
     pub(crate) fn new(nodes: u128, thread_ns: f64, peak_memory_bytes: Option<u64>) -> NodeStats {
         let ns_per_node = if nodes == 0 { 0.0 } else { thread_ns / nodes as f64 };
-        NodeStats { nodes, ns_per_node, peak_memory_bytes }
+        NodeStats { nodes, nodes_decimal: nodes.to_string(), ns_per_node, peak_memory_bytes }
     }
 
     /// The statistics of this process's run, `elapsed` on `threads` threads.
@@ -102,7 +113,9 @@ impl CountReport {
             kernel: finished.kernel,
             threads: finished.threads,
             total: finished.counts.total,
+            total_decimal: finished.counts.total.to_string(),
             unique: finished.unique,
+            unique_decimal: finished.unique.map(|unique| unique.to_string()),
             elapsed_s: finished.elapsed_s,
             shard: finished.shard,
             counts: finished.counts,
@@ -111,10 +124,12 @@ impl CountReport {
         }
     }
 
-    /// Prints the report on stdout, as JSON or as text.
+    /// Prints the report on stdout, as JSON or as text; where stdout fails, the error
+    /// carries the text.
     pub(crate) fn print(&self, json: bool) -> anyhow::Result<()> {
-        println!("{}", if json { self.json()? } else { self.text() });
-        Ok(())
+        let text = self.text();
+        let printed = if json { self.json()? } else { text.clone() };
+        output::print_result(&format!("{printed}\n"), &text)
     }
 
     /// One JSON object.
@@ -152,7 +167,7 @@ impl CountReport {
                 self.total
             ),
         };
-        let Some(stats) = self.stats else { return line };
+        let Some(stats) = &self.stats else { return line };
         // The join's unit of work is a pair of half-boards tested, not a placement.
         let unit = if self.run.method == Method::Join { "pair" } else { "node" };
         let peak = stats

@@ -2,10 +2,10 @@
 
 use std::io::{self, Write};
 
-use anyhow::bail;
 use nqueens_core::Solution;
 
 use crate::cli::Format;
+use crate::exit::usage;
 
 /// The widest board drawn: a line of N cells and N - 1 spaces fits an 80-column terminal.
 pub(crate) const MAX_DRAWN_N: usize = 40;
@@ -13,10 +13,10 @@ pub(crate) const MAX_DRAWN_N: usize = 40;
 /// Refuses to draw a board too wide to read.
 pub(crate) fn check_drawable(n: usize) -> anyhow::Result<()> {
     if n > MAX_DRAWN_N {
-        bail!(
+        return Err(usage!(
             "boards are drawn up to N = {MAX_DRAWN_N}, which fits an 80-column terminal; \
              N = {n} is too wide, so leave out the drawing to print the columns"
-        );
+        ));
     }
     Ok(())
 }

@@ -1,13 +1,13 @@
 //! `nqueens solve`: one solution, constructed or random, checked before it is printed.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use nqueens_core::{construct, random_solution};
 
 use crate::cli::{Format, SolveArgs};
-use crate::show;
+use crate::{output, show};
 
 pub(crate) fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let format = match (args.board, args.json) {
@@ -24,7 +24,7 @@ pub(crate) fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     } else {
         construct(args.n)?
     };
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(output::stdout()?);
     show::unless_closed(show::write(&mut out, &solution, format).and_then(|()| out.flush()))?;
     Ok(ExitCode::SUCCESS)
 }

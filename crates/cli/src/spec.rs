@@ -3,12 +3,13 @@
 
 use std::num::NonZeroUsize;
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::Context;
 use nqueens_core::{ENGINE_VERSION, Kernel, Method, Problem, Task};
 use nqueens_scheduler::{Identity, fnv1a};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{CountArgs, MethodChoice};
+use crate::exit::usage;
 
 /// Tasks per worker thread the automatic split aims for: enough that a slow task near the
 /// end does not leave the other threads idle for long.
@@ -101,10 +102,10 @@ pub(crate) fn threads(asked: Option<NonZeroUsize>) -> anyhow::Result<usize> {
     let Some(asked) = asked else { return Ok(cpus) };
     let most = MOST_THREADS_PER_CPU * cpus;
     if asked.get() > most {
-        bail!(
+        return Err(usage!(
             "--threads {asked} is more than {MOST_THREADS_PER_CPU} per logical CPU of this \
              machine (it has {cpus}, so at most {most}); more threads than CPUs only share them"
-        );
+        ));
     }
     Ok(asked.get())
 }
@@ -119,7 +120,7 @@ const MOST_TASKS: usize = 1 << 21;
 /// before it is built.
 fn check_depth(problem: &Problem, depth: usize) -> anyhow::Result<()> {
     let too_many = |tasks: usize| {
-        anyhow!(
+        usage!(
             "--depth {depth} splits N = {} into {tasks} or more tasks, more than the {MOST_TASKS} \
              allowed; use a smaller depth, or leave it out to have it chosen",
             problem.n()

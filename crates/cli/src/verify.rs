@@ -6,10 +6,12 @@ use std::process::ExitCode;
 use anyhow::Context;
 use nqueens_core::Solution;
 
-use crate::cli::{USAGE_ERROR, VerifyArgs};
+use crate::cli::VerifyArgs;
+use crate::exit::{self, USAGE_ERROR};
+use crate::output::{self, say};
 
 pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = BufWriter::new(output::stdout()?);
     let mut all_solutions = true;
     if !args.columns.is_empty() {
         let columns = match parse(&args.columns.join(" ")) {
@@ -20,9 +22,13 @@ pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         all_solutions = judge(&mut out, "", columns)?;
     } else {
         let mut placements = 0;
-        for (index, line) in io::stdin().lock().lines().enumerate() {
+        for (index, line) in io::stdin().lock().split(b'\n').enumerate() {
             let line = line.context("cannot read standard input")?;
-            let columns = match parse(&line) {
+            let Ok(line) = std::str::from_utf8(&line) else {
+                out.flush()?;
+                return Ok(malformed(&format!("line {}: not UTF-8 text", index + 1)));
+            };
+            let columns = match parse(line) {
                 Ok(Some(columns)) => columns,
                 Ok(None) => continue,
                 Err(message) => {
@@ -38,7 +44,7 @@ pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if all_solutions { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if all_solutions { ExitCode::SUCCESS } else { ExitCode::from(exit::FAILURE) })
 }
 
 /// The 0-based columns of a placement written as columns from 1, separated by spaces or
@@ -73,7 +79,7 @@ fn judge(out: &mut impl Write, label: &str, columns: Vec<usize>) -> anyhow::Resu
 
 /// Reports input that is not a list of columns, as a usage error.
 fn malformed(message: &str) -> ExitCode {
-    eprintln!("nqueens: {message}");
+    say!("{message}");
     ExitCode::from(USAGE_ERROR)
 }
 

@@ -92,6 +92,15 @@ pub enum Error {
     Inconsistent(String),
 }
 
+impl Error {
+    /// Whether the error lies in what was asked (a board, split, kernel, placement or
+    /// budget that cannot be) rather than in the run itself; a command line reports it as
+    /// a usage error.
+    pub fn is_usage(&self) -> bool {
+        !matches!(self, Error::ForeignTask { .. } | Error::Overflow | Error::Inconsistent(_))
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

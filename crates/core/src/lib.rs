@@ -64,7 +64,7 @@ pub use crate::method::{Method, UnknownMethod};
 pub use crate::placement::Placement;
 pub use crate::problem::{ENGINE_VERSION, Outcome, Problem, count};
 pub use crate::random::{MAX_RANDOM_N, random_solution};
-pub use crate::simd::instruction_sets;
+pub use crate::simd::{KERNEL_INSTRUCTION_SETS, instruction_sets};
 pub use crate::solution::{Conflict, Solution};
 
 mod backtrack;

@@ -67,20 +67,23 @@ fn detected() -> Detected {
     *DETECTED.get_or_init(detect)
 }
 
-/// The instruction sets the kernels use that this processor has, by their `/proc/cpuinfo`
-/// names: `avx512f`, `avx512vpopcntdq` (with AVX-512 BW and VL, for the join's pair test),
-/// `avx2` and `bmi2` (with BMI1, POPCNT and LZCNT), each only where the kernels would use it.
+/// The instruction sets the kernels choose by, spelled as Linux prints them in the
+/// `flags` line of `/proc/cpuinfo` (which writes some AVX-512 extensions with an
+/// underscore and some without): `avx512f`; `avx512_vpopcntdq`, standing also for the
+/// AVX-512 BW and VL the join's pair test needs; `avx2`; and `bmi2`, standing also for
+/// BMI1, POPCNT and LZCNT.
+pub const KERNEL_INSTRUCTION_SETS: [&str; 4] = ["avx512f", "avx512_vpopcntdq", "avx2", "bmi2"];
+
+/// Those of [`KERNEL_INSTRUCTION_SETS`] that this processor has, each only where the
+/// kernels would use it.
 pub fn instruction_sets() -> Vec<&'static str> {
     let found = detected();
-    [
-        (found.avx512, "avx512f"),
-        (found.avx512_popcnt, "avx512vpopcntdq"),
-        (found.avx2, "avx2"),
-        (found.bmi, "bmi2"),
-    ]
-    .into_iter()
-    .filter_map(|(has, name)| has.then_some(name))
-    .collect()
+    let held = [found.avx512, found.avx512_popcnt, found.avx2, found.bmi];
+    KERNEL_INSTRUCTION_SETS
+        .into_iter()
+        .zip(held)
+        .filter_map(|(name, has)| has.then_some(name))
+        .collect()
 }
 
 macro_rules! token {
@@ -164,14 +167,59 @@ mod tests {
     #[test]
     fn the_instruction_sets_named_are_the_tokens_held_and_the_processor_flags() {
         let sets = instruction_sets();
-        assert_eq!(sets.contains(&"avx512f"), Avx512::new().is_some());
-        assert_eq!(sets.contains(&"avx512vpopcntdq"), Avx512Popcnt::new().is_some());
-        assert_eq!(sets.contains(&"avx2"), Avx2::new().is_some());
-        assert_eq!(sets.contains(&"bmi2"), Bmi::new().is_some());
+        let [avx512, avx512_popcnt, avx2, bmi] = KERNEL_INSTRUCTION_SETS;
+        assert_eq!(sets.contains(&avx512), Avx512::new().is_some());
+        assert_eq!(sets.contains(&avx512_popcnt), Avx512Popcnt::new().is_some());
+        assert_eq!(sets.contains(&avx2), Avx2::new().is_some());
+        assert_eq!(sets.contains(&bmi), Bmi::new().is_some());
         if let Ok(cpuinfo) = std::fs::read_to_string("/proc/cpuinfo") {
             let flags = cpuinfo.lines().find(|line| line.starts_with("flags")).unwrap_or("");
             for set in sets {
                 assert!(flags.split_whitespace().any(|flag| flag == set), "{set} in {flags}");
+            }
+        }
+    }
+
+    /// The x86 flags of these families as Linux names them in `/proc/cpuinfo`
+    /// (arch/x86/include/asm/cpufeatures.h): a name of ours outside this list would never
+    /// match a processor's flags, whatever processor the tests run on.
+    const LINUX_FLAGS: [&str; 24] = [
+        "avx",
+        "avx2",
+        "bmi1",
+        "bmi2",
+        "popcnt",
+        "abm",
+        "avx512f",
+        "avx512dq",
+        "avx512ifma",
+        "avx512pf",
+        "avx512er",
+        "avx512cd",
+        "avx512bw",
+        "avx512vl",
+        "avx512vbmi",
+        "avx512_vbmi2",
+        "avx512_vnni",
+        "avx512_bitalg",
+        "avx512_vpopcntdq",
+        "avx512_4vnniw",
+        "avx512_4fmaps",
+        "avx512_vp2intersect",
+        "avx512_bf16",
+        "avx512_fp16",
+    ];
+
+    #[test]
+    fn every_instruction_set_is_spelled_as_linux_prints_it() {
+        for set in KERNEL_INSTRUCTION_SETS {
+            assert!(LINUX_FLAGS.contains(&set), "{set} is not a flag Linux prints");
+        }
+        // Whatever this processor's flags of these families are, the list spells them so.
+        if let Ok(cpuinfo) = std::fs::read_to_string("/proc/cpuinfo") {
+            let flags = cpuinfo.lines().find(|line| line.starts_with("flags")).unwrap_or("");
+            for flag in flags.split_whitespace().filter(|flag| flag.starts_with("avx512")) {
+                assert!(LINUX_FLAGS.contains(&flag), "{flag} is missing from LINUX_FLAGS");
             }
         }
     }

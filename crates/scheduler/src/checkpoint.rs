@@ -4,11 +4,17 @@
 //! hash of the body's exact text, so a file that was truncated, edited or damaged is
 //! refused (and left as it is) instead of resuming with wrong counts. Files are replaced
 //! atomically: written to a temporary file beside them, flushed to disk, then renamed.
+//!
+//! The path is outside input too. Only a regular file is read, and at most
+//! [`MOST_CHECKPOINT_BYTES`] of it, so a FIFO cannot block the run and a device cannot
+//! feed it without end; a symbolic link is followed, so that its target holds the
+//! checkpoint and the link stays a link.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
@@ -18,6 +24,13 @@ use serde_json::value::RawValue;
 /// What a checkpoint knows of its run, field by field (N, method, depth, shard, engine
 /// version...). A checkpoint resumes only a run with the very same identity.
 pub type Identity = BTreeMap<String, String>;
+
+/// The largest checkpoint read. A checkpoint holds its finished tasks as ranges, a few
+/// dozen bytes each: a list of two million tasks finished every other one is about 40 MB.
+pub const MOST_CHECKPOINT_BYTES: u64 = 64 << 20;
+
+/// How many symbolic links a checkpoint path may pass through, as Linux allows (`ELOOP`).
+const MOST_LINKS: usize = 40;
 
 /// The saved state of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -60,6 +73,14 @@ pub enum CheckpointError {
         /// What is wrong with it.
         reason: String,
     },
+    /// The path names something that cannot hold a checkpoint: a directory, a FIFO, a
+    /// device or a socket.
+    NotAFile {
+        /// The checkpoint path.
+        path: PathBuf,
+        /// What it is instead, such as "a FIFO".
+        kind: &'static str,
+    },
     /// The file belongs to a different run.
     Mismatch {
         /// The checkpoint file.
@@ -78,6 +99,11 @@ impl fmt::Display for CheckpointError {
             CheckpointError::Corrupt { path, reason } => write!(
                 f,
                 "checkpoint {} is damaged or not a checkpoint ({reason}); it was left untouched",
+                path.display()
+            ),
+            CheckpointError::NotAFile { path, kind } => write!(
+                f,
+                "checkpoint {} is {kind}, not a regular file; name a file (it may not exist yet)",
                 path.display()
             ),
             CheckpointError::Mismatch { path, difference } => write!(
@@ -102,11 +128,7 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 impl<R: Serialize + DeserializeOwned> Checkpoint<R> {
     /// Reads the checkpoint at `path`: `Ok(None)` if there is no file.
     pub fn load(path: &Path) -> Result<Option<Checkpoint<R>>, CheckpointError> {
-        let bytes = match fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(CheckpointError::Io { path: path.to_owned(), source }),
-        };
+        let Some(bytes) = read_regular_file(path)? else { return Ok(None) };
         let corrupt = |reason: String| CheckpointError::Corrupt { path: path.to_owned(), reason };
         let text = String::from_utf8(bytes).map_err(|_| corrupt("not UTF-8 text".into()))?;
         let envelope: Envelope<'_> =
@@ -187,8 +209,70 @@ pub(crate) fn ranges(finished: &[bool]) -> Vec<[usize; 2]> {
     out
 }
 
-/// Replaces `path` with `bytes`: temporary file, fsync, rename, fsync of the directory.
+/// The bytes of the regular file at `path`, at most [`MOST_CHECKPOINT_BYTES`] of them;
+/// `None` if there is no file.
+fn read_regular_file(path: &Path) -> Result<Option<Vec<u8>>, CheckpointError> {
+    let io_error = |source| CheckpointError::Io { path: path.to_owned(), source };
+    // Non-blocking, so that opening a FIFO returns at once instead of waiting for a writer;
+    // what was opened is then looked at before a byte is read.
+    let file = match File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(io_error(source)),
+    };
+    let file_type = file.metadata().map_err(io_error)?.file_type();
+    let kind = if file_type.is_file() {
+        None
+    } else if file_type.is_dir() {
+        Some("a directory")
+    } else if file_type.is_fifo() {
+        Some("a FIFO")
+    } else if file_type.is_char_device() || file_type.is_block_device() {
+        Some("a device")
+    } else {
+        Some("a socket")
+    };
+    if let Some(kind) = kind {
+        return Err(CheckpointError::NotAFile { path: path.to_owned(), kind });
+    }
+    let mut bytes = Vec::new();
+    file.take(MOST_CHECKPOINT_BYTES + 1).read_to_end(&mut bytes).map_err(io_error)?;
+    if bytes.len() as u64 > MOST_CHECKPOINT_BYTES {
+        return Err(CheckpointError::Corrupt {
+            path: path.to_owned(),
+            reason: format!(
+                "larger than the {} MiB a checkpoint can be",
+                MOST_CHECKPOINT_BYTES >> 20
+            ),
+        });
+    }
+    Ok(Some(bytes))
+}
+
+/// The file a path names once its symbolic links are followed: the path itself if it is
+/// not a link, or the final target of its links, which may not exist yet.
+fn follow_links(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_owned();
+    for _ in 0..MOST_LINKS {
+        match fs::symlink_metadata(&current) {
+            Ok(metadata) if metadata.file_type().is_symlink() => {
+                let target = fs::read_link(&current)?;
+                // A relative target is relative to the link's directory; joining an
+                // absolute one replaces the directory.
+                current = current.parent().unwrap_or(Path::new("")).join(target);
+            }
+            Ok(_) => return Ok(current),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(current),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other(format!("more than {MOST_LINKS} symbolic links")))
+}
+
+/// Replaces the file at `path` with `bytes`: temporary file, fsync, rename, fsync of the
+/// directory. Where `path` is a symbolic link, its target is replaced and the link kept.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let path = &follow_links(path)?;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),

@@ -31,7 +31,9 @@ assert_eq!((report.result, report.finish), (338_350, Finish::Complete));
 
 #![deny(missing_docs)]
 
-pub use crate::checkpoint::{Checkpoint, CheckpointError, Identity, fnv1a, write_atomically};
+pub use crate::checkpoint::{
+    Checkpoint, CheckpointError, Identity, MOST_CHECKPOINT_BYTES, fnv1a, write_atomically,
+};
 pub use crate::cost::{CostModel, Prediction, makespan, stratified_order};
 pub use crate::run::{Finish, Progress, Report, RunError, Runner, sample_first_order};
 pub use crate::shard::{Shard, ShardError};

@@ -102,6 +102,9 @@ pub struct Progress<'a, R> {
     /// took in this session: each stratum of consecutive tasks at the mean of those timed
     /// in it (see [`CostModel`]). `None` until a task has finished in this session.
     pub eta: Option<Duration>,
+    /// Why the latest checkpoint save failed; `None` if it succeeded or none was due yet.
+    /// A failed save does not stop the run: the next one is tried an interval later.
+    pub checkpoint_failure: Option<&'a CheckpointError>,
 }
 
 /// How a run ended without error.
@@ -114,7 +117,7 @@ pub enum Finish {
 }
 
 /// The result of a run.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Report<R> {
     /// The merged result of the finished tasks.
     pub result: R,
@@ -126,6 +129,9 @@ pub struct Report<R> {
     pub total: usize,
     /// Time spent on the run, over every session.
     pub elapsed: Duration,
+    /// Why the last checkpoint save failed, if it did: the checkpoint on disk then holds
+    /// less than the report (or nothing, if no save succeeded). `None` without a checkpoint.
+    pub checkpoint_failure: Option<CheckpointError>,
 }
 
 /// Why a run failed.
@@ -147,7 +153,9 @@ pub enum RunError<E> {
     },
     /// Merging two results failed (an overflow, say).
     Merge(E),
-    /// The checkpoint could not be read, written, or does not fit this run.
+    /// The checkpoint could not be read, does not fit this run, or could not be written
+    /// before the first task (a save that fails later only warns: see
+    /// [`Progress::checkpoint_failure`]).
     Checkpoint(CheckpointError),
     /// The feed of a fed run failed.
     Feed(E),
@@ -226,7 +234,9 @@ where
     }
 
     /// Saves progress to `path` every `every` and on stop, and resumes from it if it
-    /// exists and its identity matches.
+    /// exists and its identity matches. The run saves once before its first task, so that a
+    /// path it cannot write fails the run before any work is done; a save that fails after
+    /// that is reported and tried again an interval later, while the run goes on.
     pub fn checkpoint(
         mut self,
         path: impl Into<PathBuf>,
@@ -263,6 +273,9 @@ where
     pub fn run(self, progress: impl FnMut(&Progress<'_, R>)) -> Result<Report<R>, RunError<E>> {
         let started = Instant::now();
         let (tally, mut pending) = self.resume_shard(started)?;
+        if let Some(plan) = &self.checkpoint {
+            plan.save(&tally, self.tasks.len(), false)?;
+        }
         if self.sample_first {
             pending = sample_first_order(&pending, self.tasks.len());
         }
@@ -358,7 +371,7 @@ where
         mut progress: impl FnMut(&Progress<'_, R>),
     ) -> Result<Report<R>, RunError<E>> {
         let mut checkpoint = CheckpointWriter::new(self.checkpoint.as_ref(), self.tasks.len());
-        progress(&tally.progress());
+        progress(&tally.progress(None));
         loop {
             if let Err(error) = source.top_up(&mut tally) {
                 workers.quit();
@@ -370,18 +383,18 @@ where
             // Relaxed suffices: see "Memory ordering" in the module documentation.
             if self.stop.load(Ordering::Relaxed) {
                 workers.quit();
-                checkpoint.save(&tally, false)?;
-                return Ok(tally.into_report(Finish::Stopped));
+                checkpoint.save(&tally, false);
+                return Ok(tally.into_report(Finish::Stopped, checkpoint.failure));
             }
             if let Some(outcome) = workers.next_outcome(self.tick) {
-                self.absorb(&mut tally, outcome, &workers, &checkpoint)?;
+                self.absorb(&mut tally, outcome, &workers, &mut checkpoint)?;
             }
-            checkpoint.save_if_due(&tally)?;
-            progress(&tally.progress());
+            checkpoint.save_if_due(&tally);
+            progress(&tally.progress(checkpoint.failure.as_ref()));
         }
         workers.join();
-        checkpoint.save(&tally, true)?;
-        Ok(tally.into_report(Finish::Complete))
+        checkpoint.save(&tally, true);
+        Ok(tally.into_report(Finish::Complete, checkpoint.failure))
     }
 
     /// Merges a finished task into `tally`; a failed task, or a failed merge, ends the run.
@@ -390,7 +403,7 @@ where
         tally: &mut Tally<R>,
         (index, took, outcome): Outcome<R, E>,
         workers: &WorkerPool<R, E>,
-        checkpoint: &CheckpointWriter<'_>,
+        checkpoint: &mut CheckpointWriter<'_>,
     ) -> Result<(), RunError<E>> {
         match outcome {
             Ok(result) => tally.add(index, took, &result, &*self.merge).map_err(|error| {
@@ -399,8 +412,9 @@ where
             }),
             Err(failure) => {
                 workers.quit();
-                // What finished is still right: keep it, so a fixed rerun resumes.
-                checkpoint.save(tally, false)?;
+                // What finished is still right: keep it, so a fixed rerun resumes. The task's
+                // failure is the news; a failed save here is only a worse checkpoint.
+                checkpoint.save(tally, false);
                 Err(failure.into_run_error(index))
             }
         }
@@ -470,7 +484,7 @@ impl<R> Tally<R> {
     }
 
     /// Where the run stands, for the progress callback and the feed.
-    fn progress(&self) -> Progress<'_, R> {
+    fn progress<'a>(&'a self, checkpoint_failure: Option<&'a CheckpointError>) -> Progress<'a, R> {
         let session = self.started.elapsed();
         Progress {
             done: self.done,
@@ -480,6 +494,7 @@ impl<R> Tally<R> {
             elapsed: self.elapsed_before + session,
             session,
             eta: self.eta(session),
+            checkpoint_failure,
         }
     }
 
@@ -501,58 +516,65 @@ impl<R> Tally<R> {
     }
 
     /// The report of a run that ended as `finish` says.
-    fn into_report(self, finish: Finish) -> Report<R> {
+    fn into_report(self, finish: Finish, checkpoint_failure: Option<CheckpointError>) -> Report<R> {
         let elapsed = self.elapsed();
-        Report { result: self.partial, finish, done: self.done, total: self.total, elapsed }
+        let (result, done, total) = (self.partial, self.done, self.total);
+        Report { result, finish, done, total, elapsed, checkpoint_failure }
     }
 }
 
-/// Writes the checkpoint of a run that has one, every so often and when the run ends.
-struct CheckpointWriter<'a> {
-    /// `None` for a run without a checkpoint.
-    plan: Option<&'a CheckpointPlan>,
-    /// Tasks in the whole list.
-    tasks: usize,
-    /// When the checkpoint was last written, or the coordinator started.
-    last_save: Instant,
-}
-
-impl<'a> CheckpointWriter<'a> {
-    /// A writer to `plan`'s file, or one that writes nothing if there is no plan.
-    fn new(plan: Option<&'a CheckpointPlan>, tasks: usize) -> Self {
-        CheckpointWriter { plan, tasks, last_save: Instant::now() }
-    }
-
-    /// Saves `tally`, as `complete` says.
+impl CheckpointPlan {
+    /// Saves `tally`, a tally of a list of `tasks`, as `complete` says.
     fn save<R: Clone + Serialize + DeserializeOwned>(
         &self,
         tally: &Tally<R>,
+        tasks: usize,
         complete: bool,
     ) -> Result<(), CheckpointError> {
-        let Some(plan) = self.plan else { return Ok(()) };
         Checkpoint {
-            identity: plan.identity.clone(),
-            tasks: self.tasks,
+            identity: self.identity.clone(),
+            tasks,
             finished: ranges(&tally.finished),
             partial: tally.partial.clone(),
             elapsed_s: tally.elapsed().as_secs_f64(),
             complete,
         }
-        .save(&plan.path)
+        .save(&self.path)
+    }
+}
+
+/// Writes the checkpoint of a run that has one, every so often and when the run ends. A
+/// save that fails is kept as [`CheckpointWriter::failure`] and tried again an interval
+/// later: a run of days must not end on a full disk or a lost mount, nor lose its count.
+struct CheckpointWriter<'a> {
+    /// `None` for a run without a checkpoint.
+    plan: Option<&'a CheckpointPlan>,
+    /// Tasks in the whole list.
+    tasks: usize,
+    /// When a save was last tried, or the coordinator started.
+    last_try: Instant,
+    /// Why the latest save failed, if it did.
+    failure: Option<CheckpointError>,
+}
+
+impl<'a> CheckpointWriter<'a> {
+    /// A writer to `plan`'s file, or one that writes nothing if there is no plan.
+    fn new(plan: Option<&'a CheckpointPlan>, tasks: usize) -> Self {
+        CheckpointWriter { plan, tasks, last_try: Instant::now(), failure: None }
     }
 
-    /// Saves `tally` as unfinished if the plan's interval has passed since the last save.
-    fn save_if_due<R: Clone + Serialize + DeserializeOwned>(
-        &mut self,
-        tally: &Tally<R>,
-    ) -> Result<(), CheckpointError> {
-        if let Some(plan) = self.plan
-            && self.last_save.elapsed() >= plan.every
-        {
-            self.save(tally, false)?;
-            self.last_save = Instant::now();
+    /// Saves `tally`, as `complete` says, noting whether the save failed.
+    fn save<R: Clone + Serialize + DeserializeOwned>(&mut self, tally: &Tally<R>, complete: bool) {
+        let Some(plan) = self.plan else { return };
+        self.failure = plan.save(tally, self.tasks, complete).err();
+        self.last_try = Instant::now();
+    }
+
+    /// Saves `tally` as unfinished if the plan's interval has passed since the last try.
+    fn save_if_due<R: Clone + Serialize + DeserializeOwned>(&mut self, tally: &Tally<R>) {
+        if self.plan.is_some_and(|plan| self.last_try.elapsed() >= plan.every) {
+            self.save(tally, false);
         }
-        Ok(())
     }
 }
 
@@ -612,7 +634,7 @@ where
         while let Some(jobs) = &self.jobs
             && tally.total - tally.done < self.low_water
         {
-            let batch = (self.feed)(&tally.progress()).map_err(RunError::Feed)?;
+            let batch = (self.feed)(&tally.progress(None)).map_err(RunError::Feed)?;
             for &index in &batch {
                 if self.handed_out.get(index) != Some(&false) {
                     return Err(RunError::BadTask { index, tasks: self.handed_out.len() });
@@ -763,10 +785,13 @@ fn work<T, R, E>(
 /// the rest in order.
 pub fn sample_first_order(pending: &[usize], tasks: usize) -> Vec<usize> {
     let strata = COST_STRATA.min(tasks);
-    let first_round = stratified_order(pending, strata, 0).into_iter().take(strata);
-    let mut drawn = vec![false; tasks];
-    let mut order: Vec<usize> = first_round.inspect(|&index| drawn[index] = true).collect();
-    order.extend(pending.iter().copied().filter(|&index| !drawn[index]));
+    let mut order: Vec<usize> =
+        stratified_order(pending, strata, 0).into_iter().take(strata).collect();
+    // Looked up by search rather than flagged in a list of `tasks`: an estimate orders
+    // the share of each of thousands of shards, and each must cost its share, not the list.
+    let mut drawn = order.clone();
+    drawn.sort_unstable();
+    order.extend(pending.iter().copied().filter(|index| drawn.binary_search(index).is_err()));
     order
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use nqueens_scheduler::{Checkpoint, CheckpointError, Identity, fnv1a};
+use nqueens_scheduler::{Checkpoint, CheckpointError, Identity, MOST_CHECKPOINT_BYTES, fnv1a};
 use nqueens_test_support::Damage;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -161,4 +161,76 @@ fn the_envelope_here_is_the_one_save_writes() {
     checkpoint.save(&path).unwrap();
     let saved = std::fs::read_to_string(&path).unwrap();
     assert_eq!(saved, envelope(&serde_json::to_string(&checkpoint).unwrap()));
+}
+
+fn saved_sample() -> Checkpoint<u128> {
+    Checkpoint {
+        identity: Identity::from([("n".to_owned(), "12".to_owned())]),
+        tasks: 4,
+        finished: vec![[0, 2]],
+        partial: 7,
+        elapsed_s: 0.5,
+        complete: false,
+    }
+}
+
+#[test]
+fn only_a_regular_file_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    // Opening a FIFO for reading would wait for a writer: the refusal must come at once.
+    for (path, kind) in [
+        (fifo.as_path(), "a FIFO"),
+        (dir.path(), "a directory"),
+        (Path::new("/dev/full"), "a device"),
+    ] {
+        match Checkpoint::<u128>::load(path) {
+            Err(CheckpointError::NotAFile { kind: found, .. }) => assert_eq!(found, kind),
+            other => panic!("{}: {other:?}", path.display()),
+        }
+    }
+}
+
+#[test]
+fn a_file_larger_than_any_checkpoint_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.ckpt");
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(MOST_CHECKPOINT_BYTES + 1).unwrap();
+    let error = Checkpoint::<u128>::load(&path).unwrap_err();
+    assert!(matches!(error, CheckpointError::Corrupt { .. }), "{error}");
+    assert!(error.to_string().contains("larger than"), "{error}");
+}
+
+#[test]
+fn a_symbolic_link_is_followed_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let link = dir.path().join("run.ckpt");
+    // A relative target, relative to the link's directory, that does not exist yet.
+    std::os::unix::fs::symlink("elsewhere/target.ckpt", &link).unwrap();
+    saved_sample().save(&link).unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    let target = elsewhere.join("target.ckpt");
+    assert_eq!(Checkpoint::<u128>::load(&target).unwrap(), Some(saved_sample()));
+    assert_eq!(Checkpoint::<u128>::load(&link).unwrap(), Some(saved_sample()));
+    // Saved again through the link: the target is replaced, the link stays.
+    let mut later = saved_sample();
+    later.finished = vec![[0, 4]];
+    later.save(&link).unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(Checkpoint::<u128>::load(&target).unwrap(), Some(later));
+}
+
+#[test]
+fn a_loop_of_links_is_an_error_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::os::unix::fs::symlink(&b, &a).unwrap();
+    std::os::unix::fs::symlink(&a, &b).unwrap();
+    assert!(saved_sample().save(&a).is_err());
+    assert!(Checkpoint::<u128>::load(&a).is_err());
 }

@@ -226,3 +226,106 @@ fn a_fed_run_neither_reads_nor_writes_the_checkpoint() {
     assert_eq!((report.finish, report.result), (Finish::Complete, sum_of_squares(3)));
     assert_eq!(std::fs::read(&path).unwrap(), saved);
 }
+
+/// Tasks of a millisecond each that wait until `gate` opens, so that a test can change the
+/// disk mid-run.
+fn gated(n: u64, gate: Arc<AtomicBool>) -> Runner<u64, u128, String> {
+    Runner::new(
+        squares(n),
+        move |&t| {
+            while !gate.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            std::thread::sleep(Duration::from_millis(1));
+            Ok(u128::from(t * t))
+        },
+        |a, b| Ok(a + b),
+        0,
+    )
+}
+
+#[test]
+fn a_failing_save_warns_through_progress_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("d");
+    std::fs::create_dir(&folder).unwrap();
+    let path = folder.join("run.ckpt");
+    let identity = Identity::from([("run".to_owned(), "squares".to_owned())]);
+    let gate = Arc::new(AtomicBool::new(false));
+    let mut failures_seen = 0;
+    let mut recovered = false;
+    let report = gated(200, Arc::clone(&gate))
+        .threads(2)
+        .tick(Duration::from_millis(5))
+        .checkpoint(&path, Duration::from_millis(10), identity.clone())
+        .run(|progress| {
+            if progress.done == 0 && !gate.load(Ordering::Relaxed) {
+                // The save before the first task worked; now the folder is gone.
+                assert!(path.exists());
+                std::fs::remove_dir_all(&folder).unwrap();
+                std::fs::write(&folder, b"not a folder").unwrap();
+                gate.store(true, Ordering::Relaxed);
+            }
+            if progress.checkpoint_failure.is_some() {
+                failures_seen += 1;
+                if failures_seen == 3 {
+                    // Back again: the next interval's save succeeds.
+                    std::fs::remove_file(&folder).unwrap();
+                    std::fs::create_dir(&folder).unwrap();
+                }
+            } else if failures_seen > 0 {
+                recovered = true;
+            }
+        })
+        .unwrap();
+    assert_eq!(report.result, sum_of_squares(200), "a failed save loses nothing of the count");
+    assert!(failures_seen >= 3 && recovered, "{failures_seen} failures, recovered: {recovered}");
+    assert!(report.checkpoint_failure.is_none(), "{:?}", report.checkpoint_failure);
+    let saved = Checkpoint::<u128>::load(&path).unwrap().unwrap();
+    assert!(saved.complete);
+    assert_eq!(saved.partial, sum_of_squares(200));
+}
+
+#[test]
+fn a_final_save_that_fails_is_reported_with_the_whole_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("d");
+    std::fs::create_dir(&folder).unwrap();
+    let path = folder.join("run.ckpt");
+    let identity = Identity::from([("run".to_owned(), "squares".to_owned())]);
+    let gate = Arc::new(AtomicBool::new(false));
+    let report = gated(50, Arc::clone(&gate))
+        .threads(2)
+        .checkpoint(&path, Duration::from_secs(3600), identity)
+        .run(|_| {
+            if !gate.load(Ordering::Relaxed) {
+                std::fs::remove_dir_all(&folder).unwrap();
+                gate.store(true, Ordering::Relaxed);
+            }
+        })
+        .unwrap();
+    assert_eq!((report.result, report.finish), (sum_of_squares(50), Finish::Complete));
+    assert!(matches!(report.checkpoint_failure, Some(CheckpointError::Io { .. })));
+}
+
+#[test]
+fn a_checkpoint_that_cannot_be_written_fails_the_run_before_any_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing-folder").join("run.ckpt");
+    let identity = Identity::from([("run".to_owned(), "squares".to_owned())]);
+    let ran = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&ran);
+    let result = Runner::new(
+        squares(10),
+        move |&t| {
+            flag.store(true, Ordering::Relaxed);
+            Ok::<u128, String>(u128::from(t))
+        },
+        |a, b| Ok(a + b),
+        0,
+    )
+    .checkpoint(&path, Duration::from_secs(60), identity)
+    .run(|_| {});
+    assert!(matches!(result, Err(RunError::Checkpoint(CheckpointError::Io { .. }))), "{result:?}");
+    assert!(!ran.load(Ordering::Relaxed));
+}
