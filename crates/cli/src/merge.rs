@@ -86,6 +86,10 @@ fn read(path: &Path) -> anyhow::Result<CountReport> {
     if report.counts.total != report.total {
         return Err(inconsistent("its total and its counts differ"));
     }
+    // Reports written before the decimal field have it empty.
+    if !report.total_decimal.is_empty() && report.total_decimal != report.total.to_string() {
+        return Err(inconsistent("its total and its decimal total differ"));
+    }
     // Merging carries every three thirds into a whole solution: more than two would add
     // solutions no task found.
     if report.counts.thirds > 2 {

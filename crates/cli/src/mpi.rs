@@ -349,6 +349,8 @@ impl Coordinator<'_> {
             session,
             // Ranks report counts, not the time each task took.
             eta: None,
+            // A run over MPI has no checkpoint.
+            checkpoint_failure: None,
         });
     }
 }

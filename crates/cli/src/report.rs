@@ -28,14 +28,15 @@ pub(crate) struct CountReport {
     /// All solutions; for a shard, those of its tasks only.
     pub(crate) total: u128,
     /// `total` in decimal digits, for readers whose numbers are doubles (JavaScript, jq
-    /// 1.6), which round integers above 2^53 (N = 24 and up).
-    #[serde(skip_deserializing)]
+    /// 1.6), which round integers above 2^53 (N = 24 and up); empty in reports written
+    /// before it was.
+    #[serde(default)]
     pub(crate) total_decimal: String,
     /// Solutions distinct under symmetry; `null` for a shard (it needs the whole run) and
     /// for a partial board (it has no symmetry).
     pub(crate) unique: Option<u128>,
     /// `unique` in decimal digits, as `total_decimal`.
-    #[serde(skip_deserializing)]
+    #[serde(default)]
     pub(crate) unique_decimal: Option<String>,
     pub(crate) elapsed_s: f64,
     /// Which shard this is; `null` for a whole run.
@@ -64,9 +65,10 @@ pub(crate) struct ShardInfo {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct NodeStats {
     /// Placements tried.
+    #[serde(deserialize_with = "count_as_read")]
     pub(crate) nodes: u128,
     /// `nodes` in decimal digits, as `total_decimal`: counts of nodes pass 2^53 from N = 20.
-    #[serde(skip_deserializing)]
+    #[serde(default)]
     pub(crate) nodes_decimal: String,
     /// Thread-nanoseconds per node: wall time times threads over nodes, so that runs on
     /// different thread counts compare as kernel efficiency.
@@ -89,6 +91,30 @@ impl NodeStats {
         let thread_ns = elapsed.as_secs_f64() * 1e9 * threads as f64;
         NodeStats::new(nodes, thread_ns, memory::peak_resident_bytes())
     }
+}
+
+/// A count read back from the flattened part of a report. Serde reads flattened fields
+/// through values it buffers, which hold no 128-bit integers, and refuses a `u128` there:
+/// without this, every report read back would lose its statistics. A count past 2^64
+/// arrives as a double, rounded; the exact figure is in `counts`, which is not flattened.
+fn count_as_read<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u128, D::Error> {
+    struct Count;
+    impl serde::de::Visitor<'_> for Count {
+        type Value = u128;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a count")
+        }
+        fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<u128, E> {
+            Ok(value.into())
+        }
+        fn visit_u128<E: serde::de::Error>(self, value: u128) -> Result<u128, E> {
+            Ok(value)
+        }
+        fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<u128, E> {
+            if value >= 0.0 { Ok(value as u128) } else { Err(E::custom("a negative count")) }
+        }
+    }
+    deserializer.deserialize_any(Count)
 }
 
 /// What a finished run (or shard) adds to its identity.
@@ -175,5 +201,59 @@ impl CountReport {
             .map(|bytes| format!(" peak_memory={}", memory::human(bytes)))
             .unwrap_or_default();
         format!("{line} {unit}s={} ns/{unit}={:.3}{peak}", stats.nodes, stats.ns_per_node)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The known counts of N = 27, past 2^53 where doubles round them (to ...696 for the
+    /// unique count).
+    const TOTAL_27: u128 = 234_907_967_154_122_528;
+    const UNIQUE_27: u128 = 29_363_495_934_315_694;
+
+    fn report_of_27() -> CountReport {
+        let run = RunIdentity {
+            n: 27,
+            method: Method::Join,
+            placement: None,
+            depth: 3,
+            tasks: 1264,
+            task_digest: "0123456789abcdef".to_owned(),
+            engine_version: "0".to_owned(),
+        };
+        let counts = Counts { total: TOTAL_27, thirds: 0, nodes: (1 << 60) + 1 };
+        let finished = Finished {
+            kernel: Some(Kernel::Scalar),
+            threads: 2,
+            counts,
+            unique: Some(UNIQUE_27),
+            elapsed_s: 1.0,
+            shard: None,
+            stats: Some(NodeStats::new(counts.nodes, 1e9, None)),
+            host: None,
+        };
+        CountReport::new(run, finished)
+    }
+
+    #[test]
+    fn counts_past_two_to_the_53_are_also_decimal_strings() {
+        let json: serde_json::Value =
+            serde_json::from_str(&report_of_27().json().unwrap()).unwrap();
+        assert_eq!(json["total_decimal"], TOTAL_27.to_string());
+        assert_eq!(json["unique_decimal"], UNIQUE_27.to_string());
+        assert_eq!(json["nodes_decimal"], ((1u128 << 60) + 1).to_string());
+        // A reader whose numbers are doubles gets the numbers rounded, the strings exact.
+        assert_ne!(json["unique"].as_f64().unwrap() as u128, UNIQUE_27);
+    }
+
+    #[test]
+    fn a_report_reads_back_as_written() {
+        let report = report_of_27();
+        let read: CountReport = serde_json::from_str(&report.json().unwrap()).unwrap();
+        assert_eq!((read.total, read.unique), (TOTAL_27, Some(UNIQUE_27)));
+        assert_eq!(read.json().unwrap(), report.json().unwrap());
+        assert_eq!(read.stats.unwrap().nodes, report.counts.nodes);
     }
 }

@@ -274,7 +274,7 @@ where
         let started = Instant::now();
         let (tally, mut pending) = self.resume_shard(started)?;
         if let Some(plan) = &self.checkpoint {
-            plan.save(&tally, self.tasks.len(), false)?;
+            plan.save(&tally, self.tasks.len(), pending.is_empty())?;
         }
         if self.sample_first {
             pending = sample_first_order(&pending, self.tasks.len());
