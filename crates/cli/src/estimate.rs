@@ -377,7 +377,7 @@ fn sampled_tasks(problem: &Problem, count_tasks: usize, depth: usize) -> anyhow:
         Method::Join => JOIN_FINER * count_tasks,
         _ => BACKTRACKING_SAMPLED_TASKS.max(JOIN_FINER * count_tasks),
     };
-    let depth = problem.depth_for(wanted)?.max(depth);
+    let depth = problem.depth_for(wanted.min(spec::MOST_WANTED))?.max(depth);
     Ok(problem.tasks(depth)?)
 }
 

@@ -56,7 +56,7 @@ impl RunSpec {
                     Sharing::Alone { threads } => threads,
                     Sharing::Shared { processes } => SHARED_THREADS.saturating_mul(processes),
                 };
-                problem.depth_for(TASKS_PER_THREAD.saturating_mul(threads))?
+                problem.depth_for(TASKS_PER_THREAD.saturating_mul(threads).min(MOST_WANTED))?
             }
         };
         let tasks = problem.tasks(depth)?;
@@ -113,6 +113,11 @@ pub(crate) fn threads(asked: Option<NonZeroUsize>) -> anyhow::Result<usize> {
 /// The most tasks an explicit `--depth` may make: each task is a few dozen bytes, and a
 /// list this long already keeps thousands of threads busy.
 const MOST_TASKS: usize = 1 << 21;
+
+/// The most tasks the automatic split aims for. The first list with this many may be a
+/// few times longer than it, never near what `--cores 100000000` or `--shard 0/100000000`
+/// would ask for: those lists, built row by row, filled the machine's memory.
+pub(crate) const MOST_WANTED: usize = MOST_TASKS / 8;
 
 /// Checks that splitting `problem` `depth` rows deep makes at most [`MOST_TASKS`] tasks,
 /// without building a list far longer than that: each split one row deeper multiplies the

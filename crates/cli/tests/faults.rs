@@ -369,12 +369,16 @@ fn an_estimate_stops_on_a_signal_in_its_rotation_fixed_count() {
 
 #[test]
 fn a_cluster_of_any_size_is_estimated_at_once_or_refused() {
-    let output = output_within(
-        nqueens().args(["estimate", "12", "--cores", "10000000", "--progress", "never"]),
-        Duration::from_secs(60),
-    );
+    // Eightfold lists grow fastest with depth: a list as fine as 10^8 cores would ask for
+    // once filled 24 GB and was killed.
+    let args = ["estimate", "17", "--method", "eightfold", "--cores", "100000000"];
+    let output =
+        output_within(nqueens().args(args).args(["--progress", "never"]), Duration::from_secs(60));
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(String::from_utf8_lossy(&output.stdout).contains("on 10000000 cores"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("on 100000000 cores"));
+    let shard = ["count", "17", "--method", "eightfold", "--shard", "7/100000000", "--json"];
+    let output = output_within(nqueens().args(shard), Duration::from_secs(60));
+    assert!(output.status.success(), "{}", stderr(&output));
     let refused = nqueens().args(["estimate", "12", "--cores", "99999999999"]).output().unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(one_line(&refused).contains("--cores 99999999999 is more than"));
