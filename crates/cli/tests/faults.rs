@@ -146,31 +146,34 @@ fn commands_with_results(dir: &Path) -> Vec<(Vec<String>, &'static str)> {
     ]
 }
 
-#[test]
-fn a_closed_pipe_gets_the_result_on_stderr() {
+/// Runs every command that prints a result with the stdout `broken` makes, and checks
+/// that each says `error` and gives its result on stderr, with status 1.
+fn the_result_survives(broken: impl Fn() -> Stdio, error: &str) {
     let dir = tempfile::tempdir().unwrap();
     for (args, result) in commands_with_results(dir.path()) {
-        let (reader, writer) = std::io::pipe().unwrap();
-        drop(reader);
-        let output = nqueens().args(&args).stdout(writer).output().unwrap();
+        let output = nqueens().args(&args).stdout(broken()).output().unwrap();
         assert_eq!(output.status.code(), Some(1), "{args:?}");
         let line = one_line(&output);
         assert!(line.starts_with("nqueens: cannot write the result to stdout"), "{line}");
+        assert!(line.contains(error), "{line}");
         assert!(line.contains(&format!("; the result: {result}")), "{args:?}: {line}");
     }
 }
 
 #[test]
+fn a_closed_pipe_gets_the_result_on_stderr() {
+    let closed_pipe = || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        Stdio::from(writer)
+    };
+    the_result_survives(closed_pipe, "Broken pipe");
+}
+
+#[test]
 fn a_full_stdout_gets_the_result_on_stderr() {
-    let dir = tempfile::tempdir().unwrap();
-    for (args, result) in commands_with_results(dir.path()) {
-        let full = File::options().write(true).open("/dev/full").unwrap();
-        let output = nqueens().args(&args).stdout(full).output().unwrap();
-        assert_eq!(output.status.code(), Some(1), "{args:?}");
-        let line = one_line(&output);
-        assert!(line.contains("No space left on device"), "{line}");
-        assert!(line.contains(&format!("; the result: {result}")), "{args:?}: {line}");
-    }
+    let full = || Stdio::from(File::options().write(true).open("/dev/full").unwrap());
+    the_result_survives(full, "No space left on device");
 }
 
 #[test]

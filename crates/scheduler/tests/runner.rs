@@ -1,5 +1,6 @@
 //! The runner with tasks whose answers are known: sums of squares.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -244,13 +245,19 @@ fn gated(n: u64, gate: Arc<AtomicBool>) -> Runner<u64, u128, String> {
     )
 }
 
-#[test]
-fn a_failing_save_warns_through_progress_and_the_run_goes_on() {
+/// A checkpoint in a folder of its own, which a test can take away: the temporary
+/// directory (kept while it lives), the folder, the checkpoint's path and its identity.
+fn checkpoint_in_a_folder() -> (tempfile::TempDir, PathBuf, PathBuf, Identity) {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("d");
     std::fs::create_dir(&folder).unwrap();
     let path = folder.join("run.ckpt");
-    let identity = Identity::from([("run".to_owned(), "squares".to_owned())]);
+    (dir, folder, path, Identity::from([("run".to_owned(), "squares".to_owned())]))
+}
+
+#[test]
+fn a_failing_save_warns_through_progress_and_the_run_goes_on() {
+    let (_dir, folder, path, identity) = checkpoint_in_a_folder();
     let gate = Arc::new(AtomicBool::new(false));
     let mut failures_seen = 0;
     let mut recovered = false;
@@ -288,11 +295,7 @@ fn a_failing_save_warns_through_progress_and_the_run_goes_on() {
 
 #[test]
 fn a_final_save_that_fails_is_reported_with_the_whole_result() {
-    let dir = tempfile::tempdir().unwrap();
-    let folder = dir.path().join("d");
-    std::fs::create_dir(&folder).unwrap();
-    let path = folder.join("run.ckpt");
-    let identity = Identity::from([("run".to_owned(), "squares".to_owned())]);
+    let (_dir, folder, path, identity) = checkpoint_in_a_folder();
     let gate = Arc::new(AtomicBool::new(false));
     let report = gated(50, Arc::clone(&gate))
         .threads(2)
