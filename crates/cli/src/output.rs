@@ -7,6 +7,9 @@ use std::fmt;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// What a streaming subcommand says when stdout fails, before the system's reason.
+pub(crate) const STDOUT_FAILED: &str = "cannot write to stdout";
+
 /// Whether the process started with its stdout closed (`>&-`).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 

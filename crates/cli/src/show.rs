@@ -2,10 +2,12 @@
 
 use std::io::{self, Write};
 
+use anyhow::Context;
 use nqueens_core::Solution;
 
 use crate::cli::Format;
 use crate::exit::usage;
+use crate::output::STDOUT_FAILED;
 
 /// The widest board drawn: a line of N cells and N - 1 spaces fits an 80-column terminal.
 pub(crate) const MAX_DRAWN_N: usize = 40;
@@ -57,7 +59,7 @@ pub(crate) fn write(out: &mut impl Write, solution: &Solution, format: Format) -
 pub(crate) fn unless_closed(result: io::Result<()>) -> anyhow::Result<()> {
     match result {
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
+        other => other.context(STDOUT_FAILED),
     }
 }
 

@@ -8,7 +8,7 @@ use nqueens_core::Solution;
 
 use crate::cli::VerifyArgs;
 use crate::exit::{self, USAGE_ERROR};
-use crate::output::{self, say};
+use crate::output::{self, STDOUT_FAILED, say};
 
 pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut out = BufWriter::new(output::stdout()?);
@@ -25,14 +25,14 @@ pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         for (index, line) in io::stdin().lock().split(b'\n').enumerate() {
             let line = line.context("cannot read standard input")?;
             let Ok(line) = std::str::from_utf8(&line) else {
-                out.flush()?;
+                out.flush().context(STDOUT_FAILED)?;
                 return Ok(malformed(&format!("line {}: not UTF-8 text", index + 1)));
             };
             let columns = match parse(line) {
                 Ok(Some(columns)) => columns,
                 Ok(None) => continue,
                 Err(message) => {
-                    out.flush()?;
+                    out.flush().context(STDOUT_FAILED)?;
                     return Ok(malformed(&format!("line {}: {message}", index + 1)));
                 }
             };
@@ -43,7 +43,7 @@ pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             return Ok(malformed("no placements on standard input (one per line, columns from 1)"));
         }
     }
-    out.flush()?;
+    out.flush().context(STDOUT_FAILED)?;
     Ok(if all_solutions { ExitCode::SUCCESS } else { ExitCode::from(exit::FAILURE) })
 }
 
@@ -67,11 +67,11 @@ fn judge(out: &mut impl Write, label: &str, columns: Vec<usize>) -> anyhow::Resu
     let n = columns.len();
     match Solution::new(columns) {
         Ok(_) => {
-            writeln!(out, "{label}solution (N = {n})")?;
+            writeln!(out, "{label}solution (N = {n})").context(STDOUT_FAILED)?;
             Ok(true)
         }
         Err(conflict) => {
-            writeln!(out, "{label}not a solution: {conflict}")?;
+            writeln!(out, "{label}not a solution: {conflict}").context(STDOUT_FAILED)?;
             Ok(false)
         }
     }
