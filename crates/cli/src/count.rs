@@ -19,18 +19,16 @@ use crate::signals::Signals;
 use crate::spec::{self, RunSpec, Sharing};
 
 pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
-    if args.mpi {
-        // Under MPI a signal keeps its default action, ending the rank: mpirun then ends
-        // the job, and a run over MPI has no checkpoint to save.
-        let threads = spec::threads(args.threads)?;
-        let problem = check_memory(spec::problem(&args)?, threads, args.max_memory)?;
-        return crate::mpi::run(&args, problem, threads);
-    }
     // First, so that a signal in any phase is seen: the set-up below takes a moment from
-    // N = 24, and a signal then stops the run before its first task.
-    let signals = Signals::install()?;
+    // N = 24, and a signal then stops the run before its first task. Under MPI a signal
+    // keeps its default action, ending the rank: mpirun then ends the job, and a run over
+    // MPI has no checkpoint to save.
+    let signals = (!args.mpi).then(Signals::install).transpose()?;
     let threads = spec::threads(args.threads)?;
     let problem = check_memory(spec::problem(&args)?, threads, args.max_memory)?;
+    let Some(signals) = signals else {
+        return crate::mpi::run(&args, problem, threads);
+    };
     let checkpoint_every = Duration::try_from_secs_f64(args.checkpoint_every)
         .ok()
         .filter(|every| !every.is_zero())
