@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use nqueens_core::{Counts, MIN_JOIN_MEMORY, Problem, Task};
+use nqueens_core::{Counts, MemoryLimit, Problem, Task};
 use nqueens_scheduler::{CheckpointError, Finish, Runner, Shard};
 
 use crate::cli::CountArgs;
@@ -162,9 +162,8 @@ fn failure_cause(failure: &CheckpointError) -> String {
 /// Share of the machine's memory a count may plan to use when `--max-memory` is not given.
 const DEFAULT_MEMORY_SHARE: f64 = 0.75;
 
-/// The problem with its memory per thread set to the limit over the threads, where the
-/// method can count in any room (the join, from [`MIN_JOIN_MEMORY`]): to `--max-memory`'s
-/// share when given, else at most the default; or an error for a count that still needs
+/// The problem fitted to the memory limit over the threads: `--max-memory`'s share when
+/// given, else at most 3/4 of the machine's; or a usage error for a count that still needs
 /// more, with this many threads, than allowed.
 pub(crate) fn check_memory(
     problem: Problem,
@@ -180,47 +179,31 @@ pub(crate) fn check_memory(
             None => return Ok(problem),
         },
     };
-    let per_thread_limit = limit / threads as u64;
-    // A limit given sets the room, above the default too; the machine's only lowers it.
-    let budget = match max_memory {
-        Some(_) => per_thread_limit,
-        None => per_thread_limit.min(problem.memory_per_thread()),
+    let per_thread = limit / threads as u64;
+    let asked = match max_memory {
+        Some(_) => MemoryLimit::Asked(per_thread),
+        None => MemoryLimit::AtMost(per_thread),
     };
-    let problem = if budget >= MIN_JOIN_MEMORY && budget != problem.memory_per_thread() {
-        problem.with_memory_per_thread(budget)?
-    } else {
-        problem
-    };
-    let Some(mut per_thread) = problem.bytes_per_thread(per_thread_limit)? else {
-        return Ok(problem);
-    };
-    if per_thread > per_thread_limit {
-        if per_thread_limit < MIN_JOIN_MEMORY {
-            // The probe stopped at the limit; the least that does is the whole row set or
-            // the smallest budget, whichever is less.
-            per_thread = problem
-                .bytes_per_thread(MIN_JOIN_MEMORY)?
-                .map_or(per_thread, |need| need.min(MIN_JOIN_MEMORY));
+    let plan = match problem.fit_memory(asked) {
+        Err(nqueens_core::Error::MemoryLimit { method, n, needs, .. }) => {
+            return Err(usage!(
+                "N = {n} with the {method} method needs at least {} per thread, {} for \
+                 {threads} threads, more than the {} allowed ({source}); use fewer --threads, \
+                 raise --max-memory, or a --method whose memory does not grow with N",
+                memory::human(needs),
+                memory::human(needs.saturating_mul(threads as u64)),
+                memory::human(limit),
+            ));
         }
-        // The probe stops once past the limit, so its figure is a lower bound.
-        return Err(usage!(
-            "N = {} with the {} method needs at least {} per thread, {} for {threads} threads, \
-             more than the {} allowed ({source}); use fewer --threads, raise --max-memory, or \
-             --method eightfold",
-            problem.n(),
-            problem.method(),
-            memory::human(per_thread),
-            memory::human(per_thread.saturating_mul(threads as u64)),
-            memory::human(limit),
-        ));
-    }
-    if per_thread == problem.memory_per_thread() {
+        plan => plan?,
+    };
+    if let (true, Some(per_thread)) = (plan.in_pieces, plan.per_thread) {
         say!(
-            "note: N = {} may hold more half-boards than fit in {} per thread; its \
-             largest row sets are then counted in pieces (slower; --max-memory sets the room)",
-            problem.n(),
+            "note: N = {} may need more than {} per thread; its largest tasks are then \
+             counted in pieces (slower; --max-memory sets the room)",
+            plan.problem.n(),
             memory::human(per_thread),
         );
     }
-    Ok(problem)
+    Ok(plan.problem)
 }

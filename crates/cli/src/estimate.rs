@@ -42,14 +42,6 @@ const TASKS_PER_STRATUM: usize = 100;
 /// The most strata: enough to follow how costs change along any list.
 const MOST_STRATA: usize = 64;
 
-/// How much finer than the count's own list the join's sampled list is. Each join task
-/// walks its prefix's half-boards again, so finer lists cost more in all (with the walk
-/// of every row, at N = 18, 537 tasks took 8% more thread-time than the 144 of a 2-thread
-/// count and 3410 tasks 19% more); since the tail tables the walk is short, and an even
-/// board's tasks differ so much in cost that 2% of the work was 8 tasks of twice as fine a
-/// list: N = 20 predicted 64.9 s for a 99.9 s count, and 96.2 s with this one.
-const JOIN_FINER: usize = 8;
-
 /// The largest cluster predicted: beyond the largest machines built, and a bound that
 /// keeps a mistyped `--cores` from being taken for a plan.
 const MOST_CORES: usize = 100_000_000;
@@ -58,10 +50,6 @@ const MOST_CORES: usize = 100_000_000;
 /// the memory its allocator has yet to map, which the count's later tasks reuse. At N = 18
 /// the join's sample predicted 4.2 to 5.5 s for a 3.2 s count without them.
 const WARM_UP_PER_THREAD: usize = 2;
-
-/// The fewest tasks of a backtracking method's sampled list: its tasks share nothing, so
-/// a finer list costs no more in all, and more tasks make a better sample.
-const BACKTRACKING_SAMPLED_TASKS: usize = 16384;
 
 /// The times of the sampled tasks: their index in the sampled list, and seconds.
 type Timings = Vec<(usize, f64)>;
@@ -112,8 +100,9 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let cluster = match cluster {
         None => None,
         Some((cores, processes, spec)) => {
-            // A join task's finer tasks cost more in all than it does, so a cluster's
-            // deeper list is sampled on its own rather than summed into the count's.
+            // Where tasks share work, finer tasks cost more in all than the task they
+            // refine, so a cluster's deeper list is sampled on its own rather than summed
+            // into the count's.
             let own;
             let sample = if spec.identity.depth <= count.identity.depth {
                 &sample
@@ -373,11 +362,8 @@ fn strata(tasks: usize) -> usize {
 
 /// The finer list the sample is drawn from, at least `depth` deep.
 fn sampled_tasks(problem: &Problem, count_tasks: usize, depth: usize) -> anyhow::Result<Vec<Task>> {
-    let wanted = match problem.method() {
-        Method::Join => JOIN_FINER * count_tasks,
-        _ => BACKTRACKING_SAMPLED_TASKS.max(JOIN_FINER * count_tasks),
-    };
-    let depth = problem.depth_for(wanted.min(spec::MOST_WANTED))?.max(depth);
+    let wanted = problem.sampled_tasks(count_tasks).min(spec::MOST_WANTED);
+    let depth = problem.depth_for(wanted)?.max(depth);
     Ok(problem.tasks(depth)?)
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use nqueens_core::{Counts, Kernel, Method};
+use nqueens_core::{Counts, Kernel};
 use serde::{Deserialize, Serialize};
 
 use crate::host::Host;
@@ -194,8 +194,7 @@ impl CountReport {
             ),
         };
         let Some(stats) = &self.stats else { return line };
-        // The join's unit of work is a pair of half-boards tested, not a placement.
-        let unit = if self.run.method == Method::Join { "pair" } else { "node" };
+        let unit = self.run.method.work_unit();
         let peak = stats
             .peak_memory_bytes
             .map(|bytes| format!(" peak_memory={}", memory::human(bytes)))
@@ -206,6 +205,8 @@ impl CountReport {
 
 #[cfg(test)]
 mod tests {
+    use nqueens_core::Method;
+
     use super::*;
 
     /// The known counts of N = 27, past 2^53 where doubles round them (to ...696 for the

@@ -81,8 +81,7 @@ pub(crate) fn board(
 ) -> anyhow::Result<Problem> {
     let method = match method {
         MethodChoice::Exactly(method) => method,
-        MethodChoice::Auto if place.is_empty() => Method::fastest(n),
-        MethodChoice::Auto => Method::Plain,
+        MethodChoice::Auto => Method::auto(n, !place.is_empty()),
     };
     let mut problem = Problem::new(n, method)?;
     if !place.is_empty() {

@@ -13,6 +13,12 @@ use crate::kernel::Kernel;
 use crate::mask::MaskWidth;
 use crate::placement::Placement;
 
+/// The most bytes per worker thread an engine whose memory grows with N (the join) holds
+/// unless told otherwise. The join fits every row set up to N = 23 whole in it; from
+/// N = 24 the largest may be counted in pieces, so that N = 28 runs on 2 GiB per thread
+/// with room for the rest of the process.
+pub const DEFAULT_MEMORY_PER_THREAD: u64 = 3 << 29;
+
 /// Everything an engine is built from, besides its method.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Setup {
@@ -28,8 +34,12 @@ pub(crate) struct Setup {
 /// trust it: a task made by another engine, or for another board, is refused with
 /// [`Error::ForeignTask`].
 pub(crate) trait Engine: fmt::Debug + Send + Sync {
-    /// The engine's name in its tasks: a task is solved only by the engine that made it.
+    /// The name of the method the engine counts by, in its tasks: a task is solved only by
+    /// an engine of the method and board that made it.
     fn name(&self) -> &'static str;
+
+    /// The board size.
+    fn n(&self) -> usize;
 
     /// The kernel the counting runs on, on this processor.
     fn kernel(&self) -> Kernel;
@@ -44,6 +54,17 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     /// or pairs of half-boards tested).
     fn solve(&self, task: &Task, count_nodes: bool) -> Result<Counts, Error>;
 
+    /// How many tasks an estimate should sample from, for a count whose own list has
+    /// `count_tasks`: a finer list makes a better sample, but where tasks share work
+    /// (the join's walk of a prefix), a finer list also costs more in all.
+    fn sampled_tasks(&self, count_tasks: usize) -> usize;
+
+    /// The fewest bytes per worker thread the engine takes, for engines whose memory grows
+    /// with N and that hold to a budget; `None` for those that need only a board per thread.
+    fn min_memory_per_thread(&self) -> Option<u64> {
+        None
+    }
+
     /// About how many bytes each worker thread needs beyond a fixed few hundred kilobytes,
     /// for engines whose memory grows with N; `None` for those that need only a board per
     /// thread. Measuring may stop once the figure passes `up_to`, returning a figure above it.
@@ -56,16 +77,18 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
 /// One independent piece of a count, made by an engine's [`Engine::tasks`]. Tasks come in a
 /// fixed order, so their index in that list is stable from run to run; their [`Task::key`]
 /// says which part of the count each is (for backtracking, the columns of the first rows;
-/// for the join, which rows put their queen in the west half).
+/// for the join, which rows put their queen in the west half). A task is tagged with the
+/// method and board size that made it, and only an engine of both solves it.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Task {
-    engine: &'static str,
+    method: &'static str,
+    n: usize,
     key: Box<[u8]>,
 }
 
 impl Task {
-    pub(crate) fn new(engine: &'static str, key: Vec<u8>) -> Task {
-        Task { engine, key: key.into_boxed_slice() }
+    pub(crate) fn new(engine: &dyn Engine, key: Vec<u8>) -> Task {
+        Task { method: engine.name(), n: engine.n(), key: key.into_boxed_slice() }
     }
 
     /// The bytes that say which part of the count this task is. Equal lists of keys mean
@@ -74,19 +97,24 @@ impl Task {
         &self.key
     }
 
-    /// The task's key if `engine` made it, or [`Error::ForeignTask`].
+    /// The task's key if an engine of `engine`'s method and board made it, or
+    /// [`Error::ForeignTask`].
     pub(crate) fn key_for(&self, engine: &dyn Engine) -> Result<&[u8], Error> {
-        if self.engine == engine.name() { Ok(&self.key) } else { Err(self.foreign()) }
+        if (self.method, self.n) == (engine.name(), engine.n()) {
+            Ok(&self.key)
+        } else {
+            Err(self.foreign())
+        }
     }
 
     /// The error for a task that does not belong where it was handed.
     pub(crate) fn foreign(&self) -> Error {
-        Error::ForeignTask { engine: self.engine, key: self.key.to_vec() }
+        Error::ForeignTask { method: self.method, n: self.n, key: self.key.to_vec() }
     }
 }
 
 impl fmt::Debug for Task {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} task {:?}", self.engine, self.key)
+        write!(f, "{} task of N = {} {:?}", self.method, self.n, self.key)
     }
 }

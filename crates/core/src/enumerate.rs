@@ -15,6 +15,7 @@ use crate::solution::Solution;
 /// an [`Enumeration`] makes them, and only an enumeration of the same board lists them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EnumerationTask {
+    n: usize,
     columns: Box<[u8]>,
 }
 
@@ -25,7 +26,7 @@ impl EnumerationTask {
     }
 
     fn foreign(&self) -> Error {
-        Error::ForeignTask { engine: "enumeration", key: self.columns.to_vec() }
+        Error::ForeignTask { method: "enumeration", n: self.n, key: self.columns.to_vec() }
     }
 }
 
@@ -121,7 +122,8 @@ impl<M: Mask> Lister<M> {
     fn extend(&mut self, depth: usize, masks: (M, M, M), out: &mut Vec<EnumerationTask>) {
         let row = self.columns.len();
         if row == depth {
-            out.push(EnumerationTask { columns: self.columns.iter().map(|&c| c as u8).collect() });
+            let columns = self.columns.iter().map(|&c| c as u8).collect();
+            out.push(EnumerationTask { n: self.n, columns });
             return;
         }
         let mut candidates = self.allowed(row, masks);
@@ -139,6 +141,9 @@ impl<M: Mask> Lister<M> {
         task: &EnumerationTask,
         visit: &mut impl FnMut(Solution) -> ControlFlow<B>,
     ) -> Result<ControlFlow<Stop<B>>, Error> {
+        if task.n != self.n {
+            return Err(task.foreign());
+        }
         let mut masks = (M::ZERO, M::ZERO, M::ZERO);
         for (row, &column) in task.columns.iter().enumerate() {
             let bit = M::bit(u32::from(column));
@@ -244,9 +249,13 @@ mod tests {
     #[test]
     fn tasks_of_other_listings_are_refused() {
         let unique = Enumeration::new(8, true).unwrap();
-        let foreign = EnumerationTask { columns: Box::new([7]) };
+        let foreign = EnumerationTask { n: 8, columns: Box::new([7]) };
         let refused = unique.each_solution(&foreign, |_| ControlFlow::<()>::Continue(()));
-        assert_eq!(refused, Err(Error::ForeignTask { engine: "enumeration", key: vec![7] }));
+        let expected = Error::ForeignTask { method: "enumeration", n: 8, key: vec![7] };
+        assert_eq!(refused, Err(expected));
+        let other_board = Enumeration::new(9, false).unwrap().tasks(1).unwrap();
+        let refused = unique.each_solution(&other_board[0], |_| ControlFlow::<()>::Continue(()));
+        assert!(matches!(refused, Err(Error::ForeignTask { n: 9, .. })));
         assert!(Enumeration::new(0, false).is_err());
         assert!(unique.tasks(8).is_err());
     }

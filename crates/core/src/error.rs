@@ -29,24 +29,41 @@ pub enum Error {
         /// The deepest split the board and method allow.
         max: usize,
     },
-    /// The join method was asked for a board it cannot split.
-    JoinSize {
+    /// A method was asked for a board larger than it counts.
+    MethodSize {
+        /// The method's name.
+        method: &'static str,
         /// The board size.
         n: usize,
-        /// The largest board the join splits.
+        /// The largest board the method counts.
         max: usize,
     },
-    /// A memory budget too small for the join's tables and one half-board per list.
+    /// A memory budget per thread below the least a method takes.
     MemoryBudget {
+        /// The method's name.
+        method: &'static str,
         /// The bytes per thread asked for.
         bytes: u64,
-        /// The fewest bytes per thread the join takes.
+        /// The fewest bytes per thread the method takes.
         min: u64,
+    },
+    /// A count needs more memory per thread than it may hold.
+    MemoryLimit {
+        /// The method's name.
+        method: &'static str,
+        /// The board size.
+        n: usize,
+        /// The least it needs per thread: a lower bound, since measuring stops at the limit.
+        needs: u64,
+        /// The most it may hold per thread.
+        limit: u64,
     },
     /// A task does not belong to the problem it was handed to.
     ForeignTask {
-        /// The engine that made the task.
-        engine: &'static str,
+        /// The method that made the task.
+        method: &'static str,
+        /// The board size it was made for.
+        n: usize,
         /// The task's key.
         key: Vec<u8>,
     },
@@ -113,17 +130,24 @@ impl fmt::Display for Error {
             Error::Depth { depth, n, max } => {
                 write!(f, "split depth must be between 0 and {max} for N = {n}, got {depth}")
             }
-            Error::JoinSize { n, max } => {
-                write!(f, "the join method counts boards up to N = {max}, got {n}")
+            Error::MethodSize { method, n, max } => {
+                write!(f, "the {method} method counts boards up to N = {max}, got {n}")
             }
-            Error::MemoryBudget { bytes, min } => write!(
+            Error::MemoryBudget { method, bytes, min } => write!(
                 f,
-                "the join needs at least {} KiB per thread, got a budget of {} KiB",
+                "the {method} method needs at least {} KiB per thread, got a budget of {} KiB",
                 min.div_ceil(1024),
                 bytes / 1024
             ),
-            Error::ForeignTask { engine, key } => {
-                write!(f, "{engine} task {key:?} does not belong to this problem")
+            Error::MemoryLimit { method, n, needs, limit } => write!(
+                f,
+                "N = {n} with the {method} method needs at least {} KiB per thread, more than \
+                 the {} KiB it may hold",
+                needs.div_ceil(1024),
+                limit / 1024
+            ),
+            Error::ForeignTask { method, n, key } => {
+                write!(f, "{method} task {key:?} of N = {n} does not belong to this problem")
             }
             Error::Placement { n, conflict } => {
                 write!(f, "cannot place these queens on the {n} x {n} board: {conflict}")

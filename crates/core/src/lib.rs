@@ -53,16 +53,15 @@ assert_eq!(nqueens_core::random_solution(1000, 42)?.n(), 1000);
 
 pub use crate::construct::{MAX_CONSTRUCT_N, construct};
 pub use crate::counts::Counts;
-pub use crate::engine::Task;
+pub use crate::engine::{DEFAULT_MEMORY_PER_THREAD, Task};
 pub use crate::enumerate::{Enumeration, EnumerationTask};
 pub use crate::error::Error;
 pub use crate::fixed::{count_rotation_fixed, unique_by_burnside};
-pub use crate::join::{DEFAULT_JOIN_MEMORY, JOIN_MEMORY_MARGIN, MIN_JOIN_MEMORY};
 pub use crate::kernel::{Kernel, MAX_LANE_N};
 pub use crate::mask::{MAX_N, Mask, MaskWidth};
 pub use crate::method::{Method, UnknownMethod};
 pub use crate::placement::Placement;
-pub use crate::problem::{ENGINE_VERSION, Outcome, Problem, count};
+pub use crate::problem::{ENGINE_VERSION, MemoryLimit, MemoryPlan, Outcome, Problem, count};
 pub use crate::random::{MAX_RANDOM_N, random_solution};
 pub use crate::simd::{KERNEL_INSTRUCTION_SETS, instruction_sets};
 pub use crate::solution::{Conflict, Solution};

@@ -4,10 +4,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use crate::backtrack::{Backtrack, Symmetry};
+use crate::backtrack::{self, Backtrack, Symmetry};
 use crate::engine::{Engine, Setup};
 use crate::error::Error;
-use crate::join::{Join, MAX_JOIN_N};
+use crate::join::{self, Join, MAX_JOIN_N};
 
 /// How a count is searched. Every method is exact; they differ in speed and in what they
 /// learn about symmetry along the way.
@@ -33,12 +33,28 @@ impl Method {
     /// Every method, in the order the help text lists them.
     pub const ALL: [Method; 4] = [Method::Join, Method::Eightfold, Method::Half, Method::Plain];
 
-    /// The fastest method for an `n`-board, as measured on an x86-64 machine with AVX-512
-    /// (`cargo xtask bench`, results/README.md): the join from N = 16, where its half-boards
-    /// become large enough for the bulk pair test to outrun the lane-parallel backtracking,
-    /// up to the largest board it splits; the eightfold backtracking below and above.
+    /// The fastest method for an `n`-board, as measured on an x86-64 machine with AVX2
+    /// (`cargo xtask bench`, results/README.md names it): the join from N = 16, where its
+    /// half-boards become large enough for the bulk pair test to outrun the lane-parallel
+    /// backtracking, up to the largest board it splits; the eightfold backtracking below
+    /// and above.
     pub fn fastest(n: usize) -> Method {
         if (16..=MAX_JOIN_N).contains(&n) { Method::Join } else { Method::Eightfold }
+    }
+
+    /// The method to count an `n`-board with when none is named: the fastest, or with
+    /// queens placed in advance the one that takes them ([`crate::Problem::with_placement`]).
+    pub fn auto(n: usize, placed: bool) -> Method {
+        if placed { Method::Plain } else { Method::fastest(n) }
+    }
+
+    /// What the method's node counts count: `"node"` for backtracking (a queen placed),
+    /// `"pair"` for the join (a pair of half-boards tested).
+    pub fn work_unit(self) -> &'static str {
+        match self {
+            Method::Plain | Method::Half | Method::Eightfold => backtrack::WORK_UNIT,
+            Method::Join => join::WORK_UNIT,
+        }
     }
 
     /// The engine that counts `setup` this way: the one place that maps a method to its

@@ -4,10 +4,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::counts::Counts;
-use crate::engine::{Engine, Setup, Task};
+use crate::engine::{DEFAULT_MEMORY_PER_THREAD, Engine, Setup, Task};
 use crate::error::Error;
 use crate::fixed::unique_by_burnside;
-use crate::join::DEFAULT_JOIN_MEMORY;
 use crate::kernel::Kernel;
 use crate::mask::{MAX_N, MaskWidth};
 use crate::method::Method;
@@ -34,6 +33,29 @@ impl fmt::Debug for Problem {
     }
 }
 
+/// How a count's memory per thread is limited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryLimit {
+    /// A limit asked for: the method's budget is set to it, above its default too.
+    Asked(u64),
+    /// A limit the count must stay under, such as a share of the machine: it only lowers
+    /// the method's budget.
+    AtMost(u64),
+}
+
+/// A problem fitted to a memory limit by [`Problem::fit_memory`].
+#[derive(Clone, Debug)]
+pub struct MemoryPlan {
+    /// The problem with its budget set.
+    pub problem: Problem,
+    /// About how many bytes each worker thread needs, for methods whose memory grows with
+    /// N; `None` for those that need only a board per thread.
+    pub per_thread: Option<u64>,
+    /// Whether the largest tasks may not fit whole and are then counted in pieces (slower,
+    /// never wrong).
+    pub in_pieces: bool,
+}
+
 /// The answer to a count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outcome {
@@ -55,7 +77,7 @@ impl Problem {
             width: MaskWidth::for_board(n),
             kernel: Kernel::Auto,
             placement: None,
-            memory_per_thread: DEFAULT_JOIN_MEMORY,
+            memory_per_thread: DEFAULT_MEMORY_PER_THREAD,
         };
         Problem::build(method, setup)
     }
@@ -93,17 +115,65 @@ impl Problem {
 
     /// The same problem holding at most `bytes` per worker thread: the join splits the
     /// half-boards of a row set into pieces that fit, and counts them piece by piece
-    /// (slower, never wrong). A budget below [`MIN_JOIN_MEMORY`](crate::MIN_JOIN_MEMORY)
-    /// is refused with [`Error::MemoryBudget`]. Backtracking needs only a board per
-    /// thread, and ignores it.
+    /// (slower, never wrong). A budget below [`Problem::min_memory_per_thread`] is refused
+    /// with [`Error::MemoryBudget`]. Backtracking needs only a board per thread, and
+    /// ignores it.
     pub fn with_memory_per_thread(&self, bytes: u64) -> Result<Problem, Error> {
         Problem::build(self.method, Setup { memory_per_thread: bytes, ..self.setup })
     }
 
-    /// The most bytes per thread the count may hold: [`DEFAULT_JOIN_MEMORY`] unless
+    /// The most bytes per thread the count may hold: [`DEFAULT_MEMORY_PER_THREAD`] unless
     /// [`Problem::with_memory_per_thread`] said otherwise.
     pub fn memory_per_thread(&self) -> u64 {
         self.setup.memory_per_thread
+    }
+
+    /// The fewest bytes per thread the method takes, for methods whose memory grows with N
+    /// and that hold to a budget; `None` for those that need only a board per thread.
+    pub fn min_memory_per_thread(&self) -> Option<u64> {
+        self.engine.min_memory_per_thread()
+    }
+
+    /// The problem fitted to `limit` bytes per worker thread, with what it then needs. A
+    /// method that holds to a budget is given `limit` (or, for [`MemoryLimit::AtMost`],
+    /// its own budget if that is less); a count that needs more than `limit` even so is
+    /// refused with [`Error::MemoryLimit`].
+    pub fn fit_memory(&self, limit: MemoryLimit) -> Result<MemoryPlan, Error> {
+        let (limit, budget) = match limit {
+            MemoryLimit::Asked(limit) => (limit, limit),
+            MemoryLimit::AtMost(limit) => (limit, limit.min(self.memory_per_thread())),
+        };
+        let least = self.min_memory_per_thread();
+        let problem = match least {
+            Some(least) if budget >= least && budget != self.memory_per_thread() => {
+                self.with_memory_per_thread(budget)?
+            }
+            _ => self.clone(),
+        };
+        let Some(mut needs) = problem.bytes_per_thread(limit)? else {
+            return Ok(MemoryPlan { problem, per_thread: None, in_pieces: false });
+        };
+        if needs > limit {
+            if let Some(least) = least
+                && limit < least
+            {
+                // The probe stopped at the limit; the least that does is the whole of its
+                // largest task or the smallest budget, whichever is less.
+                needs = problem.bytes_per_thread(least)?.map_or(needs, |whole| whole.min(least));
+            }
+            let (method, n) = (self.method.name(), self.n());
+            return Err(Error::MemoryLimit { method, n, needs, limit });
+        }
+        // An engine needs its whole budget only when its largest tasks pass it.
+        let in_pieces = needs == problem.memory_per_thread();
+        Ok(MemoryPlan { problem, per_thread: Some(needs), in_pieces })
+    }
+
+    /// How many tasks an estimate of this count should sample from, when the count itself
+    /// runs `count_tasks`: as fine as the method's tasks allow without costing the sample
+    /// more than the count would spend on the same work.
+    pub fn sampled_tasks(&self, count_tasks: usize) -> usize {
+        self.engine.sampled_tasks(count_tasks)
     }
 
     /// The board size.
@@ -114,6 +184,12 @@ impl Problem {
     /// The method.
     pub fn method(&self) -> Method {
         self.method
+    }
+
+    /// What the method's node counts count: `"node"` (a queen placed) or `"pair"` (a pair
+    /// of half-boards tested).
+    pub fn work_unit(&self) -> &'static str {
+        self.method.work_unit()
     }
 
     /// The kernel the count runs on this processor: for [`Kernel::Auto`], the widest it has

@@ -3,7 +3,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use nqueens_core::{
-    Counts, DEFAULT_JOIN_MEMORY, Error, Kernel, MIN_JOIN_MEMORY, MaskWidth, Method, Problem, count,
+    Counts, DEFAULT_MEMORY_PER_THREAD, Error, Kernel, MaskWidth, MemoryLimit, Method, Problem,
+    count,
 };
 use nqueens_test_support::{
     images, known_counts, pair_test_runs, permutation_solutions, processor_runs, say_refused,
@@ -89,17 +90,66 @@ fn the_join_holds_at_most_its_budget_up_to_n_28() {
     let two_gib = 2 << 30;
     let board = Problem::new(28, Method::Join).unwrap();
     let need = board.bytes_per_thread(two_gib).unwrap().unwrap();
-    assert_eq!(need, DEFAULT_JOIN_MEMORY, "N = 28 splits its row sets to fit");
+    assert_eq!(need, DEFAULT_MEMORY_PER_THREAD, "N = 28 splits its row sets to fit");
     assert!(need <= two_gib);
-    let small = board.with_memory_per_thread(MIN_JOIN_MEMORY).unwrap();
-    assert_eq!(small.bytes_per_thread(two_gib).unwrap(), Some(MIN_JOIN_MEMORY));
-    assert!(matches!(
-        board.with_memory_per_thread(MIN_JOIN_MEMORY - 1),
-        Err(Error::MemoryBudget { .. })
-    ));
-    let whole = Problem::new(14, Method::Join).unwrap().with_memory_per_thread(MIN_JOIN_MEMORY);
+    let least = board.min_memory_per_thread().unwrap();
+    let small = board.with_memory_per_thread(least).unwrap();
+    assert_eq!(small.bytes_per_thread(two_gib).unwrap(), Some(least));
+    assert!(matches!(board.with_memory_per_thread(least - 1), Err(Error::MemoryBudget { .. })));
+    let whole = Problem::new(14, Method::Join).unwrap().with_memory_per_thread(least);
     let need = whole.unwrap().bytes_per_thread(two_gib).unwrap().unwrap();
-    assert!(need < MIN_JOIN_MEMORY, "N = 14 fits the smallest budget whole");
+    assert!(need < least, "N = 14 fits the smallest budget whole");
+}
+
+#[test]
+fn a_count_fits_its_memory_limit_or_is_refused() {
+    let gib = 1 << 30;
+    let board = Problem::new(28, Method::Join).unwrap();
+    // The machine's share only lowers the budget; a limit asked for sets it.
+    let plan = board.fit_memory(MemoryLimit::AtMost(4 * gib)).unwrap();
+    assert_eq!(plan.problem.memory_per_thread(), DEFAULT_MEMORY_PER_THREAD);
+    assert_eq!(plan.per_thread, Some(DEFAULT_MEMORY_PER_THREAD));
+    assert!(plan.in_pieces, "N = 28 is counted in pieces");
+    let plan = board.fit_memory(MemoryLimit::Asked(gib)).unwrap();
+    assert_eq!((plan.problem.memory_per_thread(), plan.per_thread), (gib, Some(gib)));
+    let plan = Problem::new(14, Method::Join).unwrap().fit_memory(MemoryLimit::Asked(gib));
+    assert!(!plan.unwrap().in_pieces, "N = 14 fits whole");
+    let refused = Problem::new(18, Method::Join).unwrap().fit_memory(MemoryLimit::Asked(1 << 20));
+    assert!(
+        matches!(refused, Err(Error::MemoryLimit { needs, limit: 1_048_576, .. }) if needs > 1 << 20),
+        "{refused:?}"
+    );
+    for method in [Method::Plain, Method::Half, Method::Eightfold] {
+        let plan = Problem::new(28, method).unwrap().fit_memory(MemoryLimit::Asked(1)).unwrap();
+        assert_eq!((plan.per_thread, plan.in_pieces), (None, false), "{method}");
+    }
+}
+
+#[test]
+fn every_engine_refuses_the_tasks_of_other_methods_and_boards() {
+    let problems: Vec<Problem> =
+        (9..=12).flat_map(|n| Method::ALL.map(|method| Problem::new(n, method).unwrap())).collect();
+    for made_by in &problems {
+        let tasks = made_by.tasks(2.min(made_by.max_depth())).unwrap();
+        for solver in &problems {
+            let same = (solver.n(), solver.method()) == (made_by.n(), made_by.method());
+            for task in &tasks {
+                let solved = solver.solve(task, false);
+                if same {
+                    assert!(solved.is_ok(), "{task:?} refused by its own problem");
+                } else {
+                    assert!(
+                        matches!(solved, Err(Error::ForeignTask { .. })),
+                        "{task:?} of N = {}, {} solved by N = {}, {}: {solved:?}",
+                        made_by.n(),
+                        made_by.method(),
+                        solver.n(),
+                        solver.method()
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -24,6 +24,17 @@ use crate::mask::{Mask, MaskWidth};
 use crate::placement::Placement;
 use crate::simd::Bmi;
 
+/// The backtracking's unit of work: a queen placed.
+pub(crate) const WORK_UNIT: &str = "node";
+
+/// The fewest tasks an estimate samples from: backtracking tasks share nothing, so a finer
+/// list costs no more in all, and more tasks make a better sample.
+const FEWEST_SAMPLED_TASKS: usize = 16384;
+
+/// How much finer than the count's own list an estimate's sampled list is at least, so
+/// that a large count's sample is drawn from tasks smaller than its own.
+const SAMPLE_FINER: usize = 8;
+
 /// How much of the board's symmetry a backtracking count uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Symmetry {
@@ -187,7 +198,15 @@ impl Backtrack {
 
 impl Engine for Backtrack {
     fn name(&self) -> &'static str {
-        "backtrack"
+        match self.symmetry {
+            Symmetry::None => "plain",
+            Symmetry::Mirror => "half",
+            Symmetry::Eightfold => "eightfold",
+        }
+    }
+
+    fn n(&self) -> usize {
+        self.n
     }
 
     fn kernel(&self) -> Kernel {
@@ -215,7 +234,11 @@ impl Engine for Backtrack {
                 }
             }
         }
-        prefixes.into_iter().map(|prefix| Task::new(self.name(), prefix)).collect()
+        prefixes.into_iter().map(|prefix| Task::new(self, prefix)).collect()
+    }
+
+    fn sampled_tasks(&self, count_tasks: usize) -> usize {
+        FEWEST_SAMPLED_TASKS.max(SAMPLE_FINER * count_tasks)
     }
 
     fn solve(&self, task: &Task, count_nodes: bool) -> Result<Counts, Error> {

@@ -1,0 +1,202 @@
+//! Every memory decision of the join: how many tail rows the tables hold, how many splits
+//! the tail cache keeps, how much room the walk's lists may take, when a fill or a row
+//! set's signatures are cut into pieces, and what a worker thread needs in all.
+//!
+//! A count runs for hours on machines shared with other work, so the join holds to the
+//! bytes per thread it is given, counting the largest row sets in pieces rather than
+//! asking for more. Keeping these figures in one place keeps them consistent with each
+//! other: the walk asks the budget, and the budget answers from what the walk holds.
+
+use super::pair_count;
+use super::split::Geometry;
+use super::tail::{self, TailBoard};
+use crate::error::Error;
+
+/// How many times the memory of the probe row set a task may need (see
+/// [`Budget::bytes_per_thread`]): the most that any task has needed more than that row set
+/// on the boards measured (N = 10 to 18 needed at most 3.6 times).
+const MEMORY_MARGIN: u64 = 4;
+
+/// The fewest bytes per worker thread the join takes: the pair count's tables and buckets,
+/// and a few megabytes of half-boards.
+pub(super) const MIN_MEMORY: u64 = 4 << 20;
+
+/// What the pair count holds beyond the half-boards, at most: its tables (at most
+/// [`pair_count::MOST_TABLE_BYTES`] per lane width) and its buckets' bounds.
+pub(super) const SCRATCH_BYTES: u64 = 1 << 20;
+
+/// The share of a thread's budget that one split's tail tables may take at most.
+const TAIL_SHARE: usize = 8;
+
+/// The share of a thread's budget that the tail cache may take at most. It holds at least
+/// two splits, since one split's tables take at most 1/[`TAIL_SHARE`] of the budget.
+const TAIL_CACHE_SHARE: usize = 4;
+
+/// The copies of one split's tail tables a thread holds beyond the cache: the split it
+/// works in, which the cache may have let go meanwhile, and the building of another,
+/// whose found boards take about as much again as its tables.
+const TAIL_COPIES: usize = 3;
+
+/// The bytes a complete half-board's signature may take: once in its half's list, and
+/// once more sorted into its bucket by the pair count.
+pub(super) const SIGNATURE_BYTES: usize = 2 * size_of::<u64>();
+
+/// What one worker thread of the join may hold, shared out.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Budget {
+    /// The most bytes a worker's lists of half-boards may hold at once: a fill that would
+    /// pass it is cut into pieces, each counted with the rest of the walk below it.
+    pub(super) lists: usize,
+    /// How many of the last rows of a split's order come from tables, and the most bytes
+    /// the tables of one split take.
+    pub(super) tail_rows: usize,
+    pub(super) tail_bytes: usize,
+    /// How many splits' tables the tail cache holds.
+    pub(super) cached_splits: usize,
+}
+
+impl Budget {
+    /// The budget of `memory_per_thread` bytes for an `n`-board; below [`MIN_MEMORY`] it is
+    /// refused with [`Error::MemoryBudget`].
+    pub(super) fn new(geometry: &Geometry, memory_per_thread: u64) -> Result<Budget, Error> {
+        if memory_per_thread < MIN_MEMORY {
+            return Err(Error::MemoryBudget {
+                method: super::NAME,
+                bytes: memory_per_thread,
+                min: MIN_MEMORY,
+            });
+        }
+        let room = usize::try_from(memory_per_thread - SCRATCH_BYTES).unwrap_or(usize::MAX);
+        let (tail_rows, tail_bytes) = tail_for(geometry, room / TAIL_SHARE);
+        let splits = geometry.splits().len();
+        let cached_splits = (room / TAIL_CACHE_SHARE / tail_bytes.max(1)).clamp(1, splits);
+        let mut budget = Budget { lists: 0, tail_rows, tail_bytes, cached_splits };
+        budget.lists = room - budget.tail_table_bytes();
+        Ok(budget)
+    }
+
+    /// The bytes a thread counts for tail tables: the cache's and its own copies.
+    fn tail_table_bytes(&self) -> usize {
+        (self.cached_splits + TAIL_COPIES) * self.tail_bytes
+    }
+
+    /// The bytes a thread holds besides its lists.
+    fn fixed_bytes(&self) -> u64 {
+        SCRATCH_BYTES + self.tail_table_bytes() as u64
+    }
+
+    /// The bytes the probe may stop at when the figure it serves is wanted only up to
+    /// `up_to`: past that, the answer is above `up_to` whatever it is.
+    pub(super) fn probe_limit(&self, up_to: u64) -> usize {
+        let stop_at = up_to.saturating_sub(self.fixed_bytes()).min(self.lists as u64);
+        usize::try_from(stop_at / MEMORY_MARGIN).unwrap_or(usize::MAX)
+    }
+
+    /// The bytes one worker holds, from what the probe row set held (`probed`): that
+    /// taken [`MEMORY_MARGIN`] times, or the lists' budget if that is less, and the rest.
+    pub(super) fn bytes_per_thread(&self, probed: usize) -> u64 {
+        let lists = (probed as u64).saturating_mul(MEMORY_MARGIN).min(self.lists as u64);
+        lists + self.fixed_bytes()
+    }
+
+    /// The bytes a probe's figure adds for the pair count's tables.
+    pub(super) fn probed(list_bytes: usize) -> usize {
+        list_bytes + pair_count::MOST_TABLE_BYTES
+    }
+
+    /// Whether a fill that leaves the walk's lists at `held` bytes keeps them in the half
+    /// of the budget where fills are whole.
+    pub(super) fn fill_is_whole(&self, held: usize) -> bool {
+        held <= self.lists / 2
+    }
+
+    /// The bytes one fill may take once fills are cut, with the lists holding `held` bytes
+    /// after freeing what the walk refills before reading: the room left in the first half
+    /// of the budget, or at least an equal share of the other half among all `lists`, so
+    /// that deep fills are not starved into pieces of one board. Every list holds at most
+    /// one such share above the first half, so the walk stays within the budget.
+    pub(super) fn fill_bytes(&self, held: usize, lists: usize) -> usize {
+        let half = self.lists / 2;
+        half.saturating_sub(held).max(half / lists.max(1))
+    }
+
+    /// The signatures one half's piece may take at a row set: half of what the north
+    /// boards (`north_bytes`) leave of the budget, and at least a share as large as one of
+    /// the walk's `lists`.
+    pub(super) fn signatures_per_piece(&self, north_bytes: usize, lists: usize) -> usize {
+        let share = self.lists / 2 / lists.max(1);
+        (self.lists.saturating_sub(north_bytes) / 2).max(share) / SIGNATURE_BYTES
+    }
+}
+
+/// How many rows the tables should hold. More tail rows leave less to walk, but each
+/// joins more pairs of north and tail boards, and an odd board builds the tables again
+/// for every centre placement. `count N --method join --threads 1 --kernel avx2` was
+/// fastest with 5 or 6 tail rows at N = 17, 6 at N = 19 (a shard), 8 at N = 20 (a
+/// shard), and within the noise from 6 to 9 at N = 18.
+pub(super) fn most_tail_rows(n: usize) -> usize {
+    if n.is_multiple_of(2) { (n / 2).saturating_sub(2) } else { n / 3 }
+}
+
+/// The tail rows, at most [`most_tail_rows`], whose tables take at most `most` bytes, with
+/// the bytes they take. The tables are counted on the even board's split, whose halves are
+/// at least as wide as any odd board's and whose cells are all open.
+fn tail_for(geometry: &Geometry, most: usize) -> (usize, usize) {
+    let n = geometry.n;
+    let split = geometry.even_split();
+    let width = n / 2;
+    let mut rows = most_tail_rows(n);
+    loop {
+        let fits = most.saturating_sub(tail::table_bytes(rows, width, 0)) / size_of::<TailBoard>();
+        let mut boards = 0;
+        let tail = &split.order[n - rows..];
+        let counted = [split.columns.west, split.columns.east].iter().all(|&half| {
+            tail::each_tail_board(n, &split, half, tail, &mut |_, _| {
+                boards += 1;
+                boards <= fits
+            })
+        });
+        // No tail rows is one empty board per half, which any budget holds.
+        if counted || rows == 0 {
+            return (rows, tail::table_bytes(rows, width, boards));
+        }
+        rows -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::DEFAULT_MEMORY_PER_THREAD;
+    use crate::join::tail::Tails;
+
+    #[test]
+    fn tail_tables_take_at_most_what_the_budget_counts_for_them() {
+        for n in 6..=18 {
+            let geometry = Geometry::new(n);
+            for memory in [MIN_MEMORY, DEFAULT_MEMORY_PER_THREAD] {
+                let budget = Budget::new(&geometry, memory).unwrap();
+                let room = (memory - SCRATCH_BYTES) as usize;
+                assert!(budget.tail_bytes <= room / TAIL_SHARE, "N = {n}");
+                assert!(budget.tail_rows <= most_tail_rows(n), "N = {n}");
+                assert!(budget.cached_splits * budget.tail_bytes <= room / TAIL_CACHE_SHARE);
+                assert!(budget.cached_splits >= 2.min(geometry.splits().len()), "N = {n}");
+                for split in geometry.splits() {
+                    let tails = Tails::build(&geometry, &split, budget.tail_rows);
+                    assert!(tails.bytes() <= budget.tail_bytes, "N = {n}, {:?}", split.centre);
+                }
+            }
+        }
+        let small = Budget::new(&Geometry::new(18), MIN_MEMORY).unwrap();
+        let large = Budget::new(&Geometry::new(18), DEFAULT_MEMORY_PER_THREAD).unwrap();
+        assert!(small.tail_rows < large.tail_rows, "a small budget holds fewer tail rows");
+    }
+
+    #[test]
+    fn a_budget_below_the_least_is_refused() {
+        assert!(matches!(
+            Budget::new(&Geometry::new(18), MIN_MEMORY - 1),
+            Err(Error::MemoryBudget { .. })
+        ));
+    }
+}

@@ -1,0 +1,296 @@
+//! Counting the pairs of two lists of bitsets that have no bit in common, many pairs per
+//! instruction.
+//!
+//! The stored list is cut into groups of lanes (64 per `u64`, and 256 or 512 per group
+//! when the processor has AVX2 or AVX-512). For a group, bit `j` of `occupied[k]` says that
+//! lane `j`'s bitset holds bit `k`; a table per chunk of a few bits gives, for every value of
+//! the chunk, the lanes that hold none of its bits. A query's compatible lanes are then the
+//! AND of one table entry per chunk, and their number one popcount.
+
+//!
+//! The work is cut by concern: [`key`] chooses the signature bits that sort both lists
+//! into buckets, [`bucket`] sorts them, [`tables`] builds a group's tables and [`query`]
+//! runs the loop that tests the queries against them.
+
+mod bucket;
+mod key;
+mod query;
+mod tables;
+
+use std::ops::Range;
+
+use self::bucket::Permutation;
+use self::query::Table;
+pub(super) use self::tables::MOST_TABLE_BYTES;
+use self::tables::NARROW_CHUNK;
+use crate::kernel::Kernel;
+use crate::simd::{Avx2, Avx512Popcnt, Bmi, FastPext};
+
+/// Tables and buckets reused from call to call.
+#[derive(Default)]
+pub(super) struct Scratch {
+    narrow: Vec<Table<1>>,
+    avx2: Vec<Table<4>>,
+    avx512: Vec<Table<8>>,
+    permutation: Permutation,
+    stored_starts: Vec<usize>,
+    query_starts: Vec<usize>,
+    next: Vec<usize>,
+    compatible: Vec<Range<usize>>,
+    /// Both lists sorted into their buckets: at most as many bitsets as the two lists.
+    sorted_stored: Vec<u64>,
+    sorted_queries: Vec<u64>,
+}
+
+impl Scratch {
+    /// The bytes of the sorted lists, which the caller counts with its own lists: never
+    /// more than the two lists of the largest count so far.
+    #[cfg(test)]
+    pub(super) fn sorted_bytes(&self) -> usize {
+        (self.sorted_stored.capacity() + self.sorted_queries.capacity()) * size_of::<u64>()
+    }
+
+    /// Frees the sorted lists, for a caller that needs the room.
+    pub(super) fn release_sorted(&mut self) {
+        self.sorted_stored = Vec::new();
+        self.sorted_queries = Vec::new();
+    }
+
+    /// The bytes of everything else, which do not grow with the lists.
+    #[cfg(test)]
+    pub(super) fn held_bytes(&self) -> usize {
+        self.narrow.capacity() * size_of::<Table<1>>()
+            + self.avx2.capacity() * size_of::<Table<4>>()
+            + self.avx512.capacity() * size_of::<Table<8>>()
+            + self.permutation.table_bytes()
+            + (self.stored_starts.capacity() + self.query_starts.capacity() + self.next.capacity())
+                * size_of::<usize>()
+            + self.compatible.capacity() * size_of::<Range<usize>>()
+    }
+}
+
+/// What one call counted: the disjoint pairs, and the pairs its groups of lanes tested.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct PairCount {
+    pub(super) disjoint: u64,
+    pub(super) tested: u64,
+}
+
+/// What counts the pairs: the widest vectors this processor has, with the proof that it
+/// has them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PairKernel {
+    /// 512 pairs per table entry, with AVX-512's vector popcount.
+    Avx512(Avx512Popcnt),
+    /// 256 pairs per table entry.
+    Avx2(Avx2),
+    /// 64 pairs per table entry, in plain `u64`s.
+    Scalar,
+}
+
+impl PairKernel {
+    /// The pair test `kernel` names, if this processor runs it: for [`Kernel::Auto`], the
+    /// widest it has. AVX-512 here needs the vector popcount too.
+    pub(super) fn new(kernel: Kernel) -> Option<PairKernel> {
+        match kernel {
+            Kernel::Auto => Some(
+                PairKernel::new(Kernel::Avx512)
+                    .or_else(|| PairKernel::new(Kernel::Avx2))
+                    .unwrap_or(PairKernel::Scalar),
+            ),
+            Kernel::Avx512 => Avx512Popcnt::new().map(PairKernel::Avx512),
+            Kernel::Avx2 => Avx2::new().map(PairKernel::Avx2),
+            Kernel::Scalar => Some(PairKernel::Scalar),
+        }
+    }
+
+    /// The kernel's name.
+    pub(super) fn kernel(self) -> Kernel {
+        match self {
+            PairKernel::Avx512(_) => Kernel::Avx512,
+            PairKernel::Avx2(_) => Kernel::Avx2,
+            PairKernel::Scalar => Kernel::Scalar,
+        }
+    }
+
+    /// The stored bitsets one group of lanes holds.
+    fn lanes(self) -> usize {
+        match self {
+            PairKernel::Avx512(_) => 512,
+            PairKernel::Avx2(_) => 256,
+            PairKernel::Scalar => 64,
+        }
+    }
+
+    /// The bits that sort both lists into buckets ([`key::choose`]).
+    fn key(self, stored: &[u64], queries: &[u64], bits: u32) -> u64 {
+        key::choose(self.lanes(), stored, queries, bits)
+    }
+
+    /// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for
+    /// bitsets below bit `bits`. Both lists are rewritten in the count.
+    ///
+    /// Large lists are first sorted into buckets by the `k` bits that the most pairs hold
+    /// on both sides, and only the buckets whose keys have no bit in common meet: with
+    /// the bits the signatures crowd most, that skips most pairs (at N = 12 and 14, ten
+    /// bits leave 3 to 4 pairs in a hundred to test).
+    pub(super) fn count(
+        self,
+        stored: &mut [u64],
+        queries: &mut [u64],
+        bits: u32,
+        scratch: &mut Scratch,
+    ) -> PairCount {
+        let key = self.key(stored, queries, bits);
+        if key == 0 {
+            let every_query = 0..queries.len();
+            let runs = std::slice::from_ref(&every_query);
+            let disjoint = self.count_group(stored, queries, runs, bits, scratch);
+            return PairCount { disjoint, tested: (stored.len() * queries.len()) as u64 };
+        }
+        scratch.permutation.build(bits, key, FastPext::new());
+        let rest = scratch.permutation.rest_bits;
+        // Out of `scratch` for the loop, since counting a group borrows the rest of it.
+        let mut sorted_stored = std::mem::take(&mut scratch.sorted_stored);
+        let mut sorted_queries = std::mem::take(&mut scratch.sorted_queries);
+        let by_key = &scratch.permutation;
+        let stored =
+            by_key.sort(stored, &mut sorted_stored, &mut scratch.stored_starts, &mut scratch.next);
+        let queries =
+            by_key.sort(queries, &mut sorted_queries, &mut scratch.query_starts, &mut scratch.next);
+        let mut count = PairCount::default();
+        let keys = 1usize << key.count_ones();
+        let mut compatible = std::mem::take(&mut scratch.compatible);
+        for stored_key in 0..keys {
+            let group = scratch.stored_starts[stored_key]..scratch.stored_starts[stored_key + 1];
+            if group.is_empty() {
+                continue;
+            }
+            compatible.clear();
+            let free = !stored_key & (keys - 1);
+            // Every key within `free`, from the largest down, so that neighbouring buckets
+            // merge into one run of queries.
+            let mut query_key = free;
+            loop {
+                let bucket = scratch.query_starts[query_key]..scratch.query_starts[query_key + 1];
+                match compatible.last_mut() {
+                    Some(run) if run.start == bucket.end => run.start = bucket.start,
+                    _ if !bucket.is_empty() => compatible.push(bucket),
+                    _ => {}
+                }
+                if query_key == 0 {
+                    break;
+                }
+                query_key = (query_key - 1) & free;
+            }
+            let queried: usize = compatible.iter().map(ExactSizeIterator::len).sum();
+            if queried > 0 {
+                let group = &stored[group];
+                count.disjoint += self.count_group(group, queries, &compatible, rest, scratch);
+                count.tested += (group.len() * queried) as u64;
+            }
+        }
+        scratch.compatible = compatible;
+        scratch.sorted_stored = sorted_stored;
+        scratch.sorted_queries = sorted_queries;
+        count
+    }
+
+    /// The disjoint pairs of `stored` and the queries in `runs`, all below bit `bits`.
+    fn count_group(
+        self,
+        stored: &[u64],
+        queries: &[u64],
+        runs: &[Range<usize>],
+        bits: u32,
+        scratch: &mut Scratch,
+    ) -> u64 {
+        let lists = Lists { stored, queries, runs, bits };
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `avx512` proves that the processor has every feature `count_avx512`
+            // is compiled for.
+            PairKernel::Avx512(avx512) => unsafe { tables::count_avx512(avx512, lists, scratch) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `avx2` proves that the processor has every feature `count_avx2` is
+            // compiled for.
+            PairKernel::Avx2(avx2) => unsafe { tables::count_avx2(avx2, lists, scratch) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `bmi` proves that the processor has every feature `count_popcnt` is
+            // compiled for.
+            _ if let Some(bmi) = Bmi::new() => unsafe { tables::count_popcnt(bmi, lists, scratch) },
+            _ => tables::by_chunks::<1, NARROW_CHUNK>((), lists, &mut scratch.narrow),
+        }
+    }
+}
+
+/// The stored side of one group, and the runs of queries it meets.
+#[derive(Clone, Copy)]
+struct Lists<'a> {
+    stored: &'a [u64],
+    queries: &'a [u64],
+    runs: &'a [Range<usize>],
+    bits: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bitsets of `bits` bits, each bit set with a probability of `per_mille` / 1000 and
+    /// the lower bits more crowded, as the central diagonals are, from a fixed seed.
+    pub(super) fn bitsets(len: usize, bits: u32, per_mille: u64, seed: u64) -> Vec<u64> {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..len)
+            .map(|_| {
+                (0..bits)
+                    .filter(|&bit| next() % 1000 < per_mille + u64::from(bits - bit) * 8)
+                    .fold(0u64, |set, bit| set | 1 << bit)
+            })
+            .collect()
+    }
+
+    fn kernels() -> Vec<PairKernel> {
+        [Kernel::Avx512, Kernel::Avx2, Kernel::Scalar]
+            .into_iter()
+            .filter_map(PairKernel::new)
+            .collect()
+    }
+
+    #[test]
+    fn every_kernel_counts_the_disjoint_pairs_with_and_without_buckets() {
+        for (stored_len, query_len, bits, per_mille) in
+            [(3, 5, 4, 300), (70, 900, 20, 250), (600, 2000, 38, 200), (5000, 3000, 30, 150)]
+        {
+            let stored = bitsets(stored_len, bits, per_mille, 7);
+            let queries = bitsets(query_len, bits, per_mille, 11);
+            let expected = stored
+                .iter()
+                .map(|&s| queries.iter().filter(|&&q| s & q == 0).count() as u64)
+                .sum::<u64>();
+            assert!(expected > 0, "the lists should have some disjoint pairs");
+            for kernel in kernels() {
+                let mut scratch = Scratch::default();
+                let (mut s, mut q) = (stored.clone(), queries.clone());
+                let count = kernel.count(&mut s, &mut q, bits, &mut scratch);
+                assert_eq!(count.disjoint, expected, "{kernel:?}, {stored_len} x {query_len}");
+                assert!(count.tested <= (stored_len * query_len) as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn large_lists_are_bucketed_and_skip_most_pairs() {
+        let mut stored = bitsets(5000, 30, 150, 3);
+        let mut queries = bitsets(3000, 30, 150, 5);
+        let count =
+            PairKernel::Scalar.count(&mut stored, &mut queries, 30, &mut Scratch::default());
+        assert!(count.tested < 5000 * 3000 / 2, "{count:?}");
+    }
+}

@@ -1,0 +1,160 @@
+//! The query loop: for every query, the AND of one table entry per chunk and the popcount
+//! of the lanes left, for each lane width in the instructions that run it fastest.
+//!
+//! These loops are where the join spends most of its time; each width's is a function
+//! compiled for its instruction set, entered only with the token that proves the
+//! processor has it.
+
+use crate::simd::{Avx2, Avx512Popcnt};
+
+/// The most table entries per chunk: chunks are at most 8 bits.
+pub(super) const ENTRIES: usize = 256;
+
+/// Lanes of one group, as words.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub(super) struct Lanes<const W: usize>(pub(super) [u64; W]);
+
+/// One chunk's table: for every value of the chunk, the lanes that hold none of its bits.
+/// Aligned to a cache line, so that no entry of a vector's width straddles two, while the
+/// narrow tables stay a word per entry and so in the first-level cache. The loads do not
+/// rely on it: any `Lanes` may be loaded.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(super) struct Table<const W: usize>(pub(super) [Lanes<W>; ENTRIES]);
+
+/// The query loop for one lane width: for every query, the AND of one table entry per
+/// chunk, and the popcount of the lanes left. Written with explicit vector instructions,
+/// since the compiler would vectorise across queries with slow gathers instead.
+pub(super) trait Query: Sized {
+    /// The proof that the processor has the loop's instructions.
+    type Token: Copy;
+
+    fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        token: Self::Token,
+        tables: &[Self; CHUNKS],
+        queries: &[u64],
+    ) -> u64;
+}
+
+impl Query for Table<1> {
+    /// Plain `u64` arithmetic, which every processor has.
+    type Token = ();
+
+    fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        (): (),
+        tables: &[Self; CHUNKS],
+        queries: &[u64],
+    ) -> u64 {
+        let mask = (1u64 << CHUNK) - 1;
+        let mut found = 0u64;
+        for &query in queries {
+            let mut free = !0u64;
+            for (chunk, table) in tables.iter().enumerate() {
+                free &= table.0[((query >> (CHUNK as usize * chunk)) & mask) as usize].0[0];
+            }
+            found += u64::from(free.count_ones());
+        }
+        found
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Query for Table<8> {
+    type Token = Avx512Popcnt;
+
+    #[inline(always)]
+    fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        avx512: Avx512Popcnt,
+        tables: &[Self; CHUNKS],
+        queries: &[u64],
+    ) -> u64 {
+        // SAFETY: `avx512` proves that the processor has every feature `count_free_avx512`
+        // is compiled for.
+        unsafe { count_free_avx512::<CHUNK, CHUNKS>(avx512, tables, queries) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Query for Table<4> {
+    type Token = Avx2;
+
+    #[inline(always)]
+    fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        avx2: Avx2,
+        tables: &[Self; CHUNKS],
+        queries: &[u64],
+    ) -> u64 {
+        // SAFETY: `avx2` proves that the processor has every feature `count_free_avx2` is
+        // compiled for.
+        unsafe { count_free_avx2::<CHUNK, CHUNKS>(avx2, tables, queries) }
+    }
+}
+
+/// The query loop of 512 lanes. A trait method cannot be compiled for extra instructions
+/// and stay safe to call, so the loop is a function of its own, which only the token's
+/// holder enters.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+fn count_free_avx512<const CHUNK: u32, const CHUNKS: usize>(
+    _: Avx512Popcnt,
+    tables: &[Table<8>; CHUNKS],
+    queries: &[u64],
+) -> u64 {
+    use std::arch::x86_64::*;
+    let mask = (1u64 << CHUNK) - 1;
+    // SAFETY: `Lanes<8>` is 64 bytes, one whole vector; the load needs no alignment.
+    let load = |lanes: &Lanes<8>| unsafe { _mm512_loadu_si512((&raw const lanes.0).cast()) };
+    let mut found = _mm512_setzero_si512();
+    for &query in queries {
+        let mut free = load(&tables[0].0[(query & mask) as usize]);
+        for (chunk, table) in tables.iter().enumerate().skip(1) {
+            let entry = load(&table.0[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
+            free = _mm512_and_si512(free, entry);
+        }
+        found = _mm512_add_epi64(found, _mm512_popcnt_epi64(free));
+    }
+    _mm512_reduce_add_epi64(found) as u64
+}
+
+/// The query loop of 256 lanes, a function of its own as [`count_free_avx512`] is.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn count_free_avx2<const CHUNK: u32, const CHUNKS: usize>(
+    _: Avx2,
+    tables: &[Table<4>; CHUNKS],
+    queries: &[u64],
+) -> u64 {
+    use std::arch::x86_64::*;
+    let mask = (1u64 << CHUNK) - 1;
+    // SAFETY: `Lanes<4>` is 32 bytes, one whole vector; the load needs no alignment.
+    let load = |lanes: &Lanes<4>| unsafe { _mm256_loadu_si256((&raw const lanes.0).cast()) };
+    // AVX2 has no vector popcount: each byte's is looked up by nibbles with a byte
+    // shuffle, and the bytes' counts summed in place for as many queries as a byte can
+    // hold (8 each) before they are widened.
+    let nibble = _mm256_set1_epi8(0x0f);
+    let ones = _mm256_setr_epi8(
+        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
+        3, 4,
+    );
+    let mut found = _mm256_setzero_si256();
+    for block in queries.chunks(31) {
+        let mut bytes = _mm256_setzero_si256();
+        for &query in block {
+            let mut free = load(&tables[0].0[(query & mask) as usize]);
+            for (chunk, table) in tables.iter().enumerate().skip(1) {
+                let entry = load(&table.0[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
+                free = _mm256_and_si256(free, entry);
+            }
+            let low = _mm256_shuffle_epi8(ones, _mm256_and_si256(free, nibble));
+            let high =
+                _mm256_shuffle_epi8(ones, _mm256_and_si256(_mm256_srli_epi16::<4>(free), nibble));
+            bytes = _mm256_add_epi8(bytes, _mm256_add_epi8(low, high));
+        }
+        found = _mm256_add_epi64(found, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
+    }
+    let mut words = [0u64; 4];
+    // SAFETY: `words` is 32 bytes, one whole vector; the store needs no alignment.
+    unsafe { _mm256_storeu_si256((&raw mut words).cast(), found) };
+    words.iter().sum()
+}

@@ -1,0 +1,276 @@
+//! The tail tables: every placement of every subset of a split's last rows on each half,
+//! built once per split and shared by the worker threads through a cache.
+//!
+//! The walk places the queens of a split's first rows (the north) row by row; a half-board
+//! is a north board and a tail board on the columns it leaves free whose diagonals miss
+//! each other. Building the deep levels one board at a time cost most of the join's time
+//! on odd boards before the tables; they are a file of their own because they are built
+//! apart from the walk, once per split, and cached across tasks.
+
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use super::split::{Centre, Geometry, HalfBoard, PerSide, Span, Split, diagonals_of, rising};
+
+/// A placement of some tail rows on one half, or a north board readied to meet them: its
+/// bits on the diagonals where north and tail boards can meet ([`Meeting`]), and its
+/// crossing diagonals, which make up a half-board's signature.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct TailBoard {
+    pub(super) meets: u64,
+    pub(super) signature: u64,
+}
+
+/// The diagonals of one half on which a north board and a tail board can both have a
+/// queen. The north rows all lie above the tail rows, so only a few diagonals of each
+/// direction (fewer than the half's columns) hold cells of both; a board's bits on them,
+/// packed into one word, make the clash test one AND.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Meeting {
+    rising: Span,
+    falling: Span,
+}
+
+impl Meeting {
+    fn of(n: usize, columns: u64, north: &[u8], tail: &[u8]) -> Meeting {
+        let meet = |diagonal: &dyn Fn(usize, usize) -> u32| {
+            let seen = |rows| diagonals_of(n, rows, columns, diagonal);
+            Span::covering(seen(north) & seen(tail))
+        };
+        Meeting { rising: meet(&rising), falling: meet(&|r, c| (c + n - 1 - r) as u32) }
+    }
+
+    #[inline(always)]
+    pub(super) fn bits(self, board: &HalfBoard) -> u64 {
+        self.rising.extract(board.rising) | self.falling.extract(board.falling) << self.rising.len
+    }
+}
+
+/// The columns of one half: at most `n / 2` of them from `low`.
+#[derive(Clone, Copy, Debug)]
+struct HalfColumns {
+    columns: u64,
+    low: u32,
+}
+
+/// Every placement of every subset of the tail rows on one half's columns, grouped by the
+/// subset and, within it, by the columns it takes. A north board that leaves the columns
+/// `c` of its half free completes, with the tail rows `s`, exactly the boards of group
+/// `(s, c)` whose diagonals miss its own.
+#[derive(Debug)]
+pub(super) struct TailTable {
+    boards: Vec<TailBoard>,
+    /// Group `(s, c)`, with `c` relative to the half's lowest column, is
+    /// `boards[starts[s * masks + c]..starts[s * masks + c + 1]]`.
+    starts: Vec<u32>,
+    half: HalfColumns,
+    /// The column sets of the half's width.
+    pub(super) masks: usize,
+    pub(super) meeting: Meeting,
+}
+
+impl TailTable {
+    /// The table of `half` for the tail rows `rows` of `split`.
+    fn build(geometry: &Geometry, split: &Split, half: HalfColumns, rows: &[u8]) -> TailTable {
+        let masks = 1usize << (geometry.n / 2);
+        let groups = masks << rows.len();
+        let north = &split.order[..split.order.len() - rows.len()];
+        let meeting = Meeting::of(geometry.n, half.columns, north, rows);
+        let mut found: Vec<(u32, TailBoard)> = Vec::new();
+        each_tail_board(geometry.n, split, half.columns, rows, &mut |subset, board| {
+            let group = subset * masks + (board.columns >> half.low) as usize;
+            let tail =
+                TailBoard { meets: meeting.bits(board), signature: geometry.signature(board) };
+            found.push((group as u32, tail));
+            true
+        });
+        let mut starts = vec![0u32; groups + 1];
+        for &(group, _) in &found {
+            starts[group as usize + 1] += 1;
+        }
+        for group in 0..groups {
+            starts[group + 1] += starts[group];
+        }
+        let mut next = starts.clone();
+        let mut boards = vec![TailBoard::default(); found.len()];
+        for (group, board) in found {
+            let at = &mut next[group as usize];
+            boards[*at as usize] = board;
+            *at += 1;
+        }
+        TailTable { boards, starts, half, masks, meeting }
+    }
+
+    /// The columns of the half that `board` leaves free, relative to its lowest.
+    #[inline(always)]
+    pub(super) fn free_columns(&self, board: &HalfBoard) -> usize {
+        ((self.half.columns & !board.columns) >> self.half.low) as usize
+    }
+
+    /// The tail boards of the rows `subset` on the columns `free`, which complete the
+    /// north boards that leave those columns free where their diagonals do not meet.
+    #[inline(always)]
+    pub(super) fn group(&self, subset: usize, free: usize) -> &[TailBoard] {
+        let group = subset * self.masks + free;
+        &self.boards[self.starts[group] as usize..self.starts[group + 1] as usize]
+    }
+
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
+        self.boards.len() * size_of::<TailBoard>() + self.starts.len() * size_of::<u32>()
+    }
+}
+
+/// The bytes the tables of `rows` tail rows take on halves of `width` columns that hold
+/// `boards` tail boards in all, both halves together.
+pub(super) fn table_bytes(rows: usize, width: usize, boards: usize) -> usize {
+    2 * ((1 << (rows + width)) + 1) * size_of::<u32>() + boards * size_of::<TailBoard>()
+}
+
+/// Calls `found` with every placement of every subset of `rows` (the subset as bits, one
+/// per row in `rows`) on the columns `half`, as long as it returns true; returns whether
+/// it always did.
+pub(super) fn each_tail_board(
+    n: usize,
+    split: &Split,
+    half: u64,
+    rows: &[u8],
+    found: &mut impl FnMut(usize, &HalfBoard) -> bool,
+) -> bool {
+    /// Where the placement stands: the next row's index in `rows`, and the subset so far.
+    struct Placing<'a> {
+        n: usize,
+        open: &'a [u64],
+        half: u64,
+        rows: &'a [u8],
+    }
+    fn place(
+        at: &Placing<'_>,
+        index: usize,
+        subset: usize,
+        board: HalfBoard,
+        found: &mut impl FnMut(usize, &HalfBoard) -> bool,
+    ) -> bool {
+        let Some(&row) = at.rows.get(index) else {
+            return found(subset, &board);
+        };
+        if !place(at, index + 1, subset, board, found) {
+            return false;
+        }
+        let row = usize::from(row);
+        let fall = at.n - 1 - row;
+        let mut free = at.half & at.open[row] & !board.columns;
+        free &= !(board.rising >> row) & !(board.falling >> fall);
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            let next = board.with_queen(bit, row, fall);
+            if !place(at, index + 1, subset | 1 << index, next, found) {
+                return false;
+            }
+        }
+        true
+    }
+    let at = Placing { n, open: &split.open, half, rows };
+    place(&at, 0, 0, HalfBoard::default(), found)
+}
+
+/// The tail tables of one split, for both halves.
+#[derive(Debug)]
+pub(super) struct Tails(pub(super) PerSide<TailTable>);
+
+impl Tails {
+    /// The tables of the last `tail_rows` rows of `split`'s order.
+    pub(super) fn build(geometry: &Geometry, split: &Split, tail_rows: usize) -> Tails {
+        let rows = &split.order[split.order.len() - tail_rows..];
+        let low = PerSide { west: 0, east: geometry.east_low() };
+        Tails(split.columns.map(|side, columns| {
+            TailTable::build(geometry, split, HalfColumns { columns, low: low[side] }, rows)
+        }))
+    }
+
+    #[cfg(test)]
+    pub(super) fn bytes(&self) -> usize {
+        self.0.west.bytes() + self.0.east.bytes()
+    }
+}
+
+/// The tail tables of the splits used last, shared by the worker threads. A count serves
+/// a random sample of its tasks first and an estimate samples only at random, so tasks of
+/// many splits come in any order: the cache holds as many splits as the budget gave it
+/// room for, and forgets the one used least recently. A split is built once, by the first
+/// thread that needs it; others that need it meanwhile wait for that build.
+#[derive(Debug)]
+pub(super) struct TailCache {
+    slots: usize,
+    /// The splits held, the one used last at the end.
+    held: Mutex<Vec<Slot>>,
+}
+
+/// One split's tables in the cache, built by the first thread that asks for them.
+#[derive(Debug)]
+struct Slot {
+    centre: Option<Centre>,
+    tails: Arc<OnceLock<Arc<Tails>>>,
+}
+
+impl TailCache {
+    /// A cache of `slots` splits, at least one.
+    pub(super) fn new(slots: usize) -> TailCache {
+        TailCache { slots: slots.max(1), held: Mutex::default() }
+    }
+
+    /// The tables of the split of `centre`, built with `build` unless held.
+    pub(super) fn get(&self, centre: Option<Centre>, build: impl FnOnce() -> Tails) -> Arc<Tails> {
+        let tails = {
+            let mut held = self.lock();
+            let slot = match held.iter().position(|slot| slot.centre == centre) {
+                Some(at) => held.remove(at),
+                None => {
+                    if held.len() == self.slots {
+                        held.remove(0);
+                    }
+                    Slot { centre, tails: Arc::default() }
+                }
+            };
+            let tails = Arc::clone(&slot.tails);
+            held.push(slot);
+            tails
+        };
+        // Built outside the cache's lock, so that other splits' tasks need not wait.
+        Arc::clone(tails.get_or_init(|| Arc::new(build())))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<Slot>> {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_builds_each_split_once_while_it_holds_it() {
+        let geometry = Geometry::new(9);
+        let splits = geometry.splits();
+        let cache = TailCache::new(2);
+        let builds = std::cell::Cell::new(0);
+        let fetch = |split: &Split| {
+            cache.get(split.centre, || {
+                builds.set(builds.get() + 1);
+                Tails::build(&geometry, split, 2)
+            });
+        };
+        // Alternating between two splits in random order rebuilds nothing.
+        for split in [&splits[0], &splits[1], &splits[0], &splits[0], &splits[1]] {
+            fetch(split);
+        }
+        assert_eq!(builds.get(), 2);
+        // A third split evicts the least recently used, the first.
+        fetch(&splits[2]);
+        fetch(&splits[1]);
+        assert_eq!(builds.get(), 3);
+        fetch(&splits[0]);
+        assert_eq!(builds.get(), 4);
+    }
+}

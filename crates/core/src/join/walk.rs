@@ -1,0 +1,559 @@
+//! The walk of one task: every row of the split's order joins the west or the east half.
+//!
+//! Up to the tail rows (the north), each half's boards grow row by row, so that row sets
+//! sharing a prefix share the work of placing it; a half with no board left ends the
+//! branch. The tail rows are only chosen: each row set's half-boards are its north boards
+//! joined with the tail tables, and its solutions the disjoint pairs of the two halves'
+//! signatures. A walk either counts ([`Count`]) or only measures the memory a row set
+//! needs ([`Probe`]); the two are separate types so that counting carries no probe's test.
+
+use std::ops::Range;
+
+use super::budget::{Budget, SIGNATURE_BYTES};
+use super::pair_count::{PairKernel, Scratch};
+use super::refill::{Refill, Writer};
+use super::split::{Geometry, HalfBoard, Key, PerSide, Side, Split};
+use super::tail::{TailBoard, TailTable, Tails};
+
+/// What a walk is for: counting, or measuring.
+pub(super) trait Goal: Sized {
+    /// Readies the halves' north boards for the tail, once per choice of the north rows.
+    fn end_north(walk: &mut Walk<'_, Self>, levels: PerSide<usize>);
+
+    /// Takes in a complete row set of weight `weight`: the north boards at `levels`, with
+    /// the tail rows `subsets` of each half.
+    fn row_set(
+        walk: &mut Walk<'_, Self>,
+        levels: PerSide<usize>,
+        subsets: PerSide<usize>,
+        weight: u128,
+    );
+
+    /// Whether the walk should stop here.
+    fn done(walk: &Walk<'_, Self>) -> bool;
+
+    /// Frees what the goal holds that grows with the lists, for a walk short of room.
+    fn release(&mut self);
+}
+
+/// What one task found: solutions (already weighed by symmetry), and the work it took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct JoinTally {
+    pub(super) total: u128,
+    /// Pairs of half-boards tested for a clash.
+    pub(super) pairs_tested: u128,
+}
+
+/// Counting a task's solutions.
+pub(super) struct Count<'a> {
+    pair_kernel: &'a PairKernel,
+    pub(super) pair_scratch: Scratch,
+    pub(super) tally: JoinTally,
+}
+
+impl<'a> Count<'a> {
+    pub(super) fn new(pair_kernel: &'a PairKernel) -> Count<'a> {
+        Count { pair_kernel, pair_scratch: Scratch::default(), tally: JoinTally::default() }
+    }
+}
+
+/// Measuring the bytes a row set holds without counting its pairs: the walk gives up once
+/// it holds more than `limit` bytes.
+pub(super) struct Probe {
+    pub(super) limit: usize,
+}
+
+/// One half of the board as the walk builds it.
+struct Half {
+    columns: u64,
+    /// The rows that put their queen in this half: one per column.
+    quota: usize,
+    /// `levels[k]`: the boards of the first `k` north rows decided for this half.
+    levels: Vec<Refill<HalfBoard>>,
+    /// The boards of the last north level, ready for the tail.
+    north: NorthBoards,
+    /// The signatures of the complete half-boards of the row set at hand.
+    signatures: Refill<u64>,
+    /// The bytes of room its lists hold.
+    held: usize,
+}
+
+/// A half's boards at the end of the north rows, in the form the join with the tail reads,
+/// sorted into runs that leave the same columns free, so that a run meets one group of
+/// the tail table and a run with no group is skipped whole.
+#[derive(Debug, Default)]
+struct NorthBoards {
+    boards: Vec<TailBoard>,
+    /// The columns each run leaves free (relative to the half's lowest), and the run.
+    runs: Vec<(usize, Range<usize>)>,
+    counts: Vec<usize>,
+}
+
+/// A run of north boards whose joins with the tail rows test `tested` tail boards.
+#[derive(Clone, Debug)]
+struct Piece {
+    boards: Range<usize>,
+    tested: usize,
+}
+
+/// The row a fill places a queen in, on one half.
+#[derive(Clone, Copy)]
+struct NextRow {
+    row: usize,
+    /// Its falling diagonal's offset, `N - 1 - row`.
+    fall: usize,
+    /// The half's columns, and those of them no fixed queen attacks in this row.
+    columns: u64,
+    open: u64,
+    /// The half's columns every board of the level leaves free, as many for each.
+    free: usize,
+}
+
+/// The depth-first walk of one task toward `goal`.
+pub(super) struct Walk<'a, G> {
+    geometry: &'a Geometry,
+    budget: &'a Budget,
+    split: &'a Split,
+    decided: &'a [Side],
+    tails: &'a Tails,
+    /// The sides chosen for the rows of the order so far.
+    sides: Vec<Side>,
+    halves: PerSide<Half>,
+    pub(super) goal: G,
+    /// The most bytes the walk's lists have held at once.
+    pub(super) peak_list_bytes: usize,
+}
+
+impl<'a, G: Goal> Walk<'a, G> {
+    /// The walk of the task `key` on `geometry`, within `budget`, its tail rows from
+    /// `tails`.
+    pub(super) fn new(
+        geometry: &'a Geometry,
+        budget: &'a Budget,
+        key: &'a Key,
+        tails: &'a Tails,
+        goal: G,
+    ) -> Walk<'a, G> {
+        Walk {
+            geometry,
+            budget,
+            split: &key.split,
+            decided: &key.decided,
+            tails,
+            sides: Vec::with_capacity(key.split.order.len()),
+            halves: key.split.columns.map(|_, columns| Half::new(columns)),
+            goal,
+            peak_list_bytes: 0,
+        }
+    }
+
+    /// Walks every row set below the task's decided rows.
+    pub(super) fn run(&mut self) {
+        self.visit(0, PerSide::default());
+    }
+
+    /// The positions of [`Split::order`] whose rows the walk places; the rest are the tail.
+    fn north_rows(&self) -> usize {
+        self.split.order.len().saturating_sub(self.budget.tail_rows)
+    }
+
+    /// The sides the row at `position` may take: its decided side, if any, as the split
+    /// allows.
+    fn sides_at(&self, position: usize) -> impl Iterator<Item = Side> + use<G> {
+        let decided = self.decided.get(position).copied();
+        let allowed = Side::BOTH.map(|side| self.split.allows(position, side));
+        Side::BOTH
+            .into_iter()
+            .zip(allowed)
+            .filter(move |&(side, allowed)| allowed && decided.is_none_or(|d| d == side))
+            .map(|(side, _)| side)
+    }
+
+    /// Places the row at `position` of the order on each side it may take, the halves
+    /// holding the boards of `levels` rows each.
+    fn visit(&mut self, position: usize, levels: PerSide<usize>) {
+        if position == self.north_rows() {
+            G::end_north(self, levels);
+            self.visit_tail(position, levels, PerSide::default());
+            return;
+        }
+        let row = usize::from(self.split.order[position]);
+        for side in self.sides_at(position) {
+            let level = levels[side];
+            if level == self.halves[side].quota {
+                continue;
+            }
+            let boards = self.halves[side].levels[level].len();
+            let per_fill = self.boards_per_fill(side, levels);
+            let mut next = levels;
+            next[side] += 1;
+            for start in (0..boards).step_by(per_fill) {
+                let piece = start..boards.min(start + per_fill);
+                let open = self.split.open[row];
+                if !self.halves[side].place(self.geometry.n, level, piece, row, open) {
+                    continue;
+                }
+                self.note_bytes();
+                if G::done(self) {
+                    return;
+                }
+                self.sides.push(side);
+                self.visit(position + 1, next);
+                self.sides.pop();
+            }
+        }
+    }
+
+    /// Chooses the sides of the tail rows from `position` on, the north boards being at
+    /// `levels`, and the tail rows chosen so far for each half `subsets`.
+    fn visit_tail(&mut self, position: usize, levels: PerSide<usize>, subsets: PerSide<usize>) {
+        if position == self.split.order.len() {
+            if let Some(weight) = self.split.weight_of(&self.sides) {
+                G::row_set(self, levels, subsets, weight);
+            }
+            return;
+        }
+        let bit = 1 << (position - self.north_rows());
+        for side in self.sides_at(position) {
+            let chosen = subsets[side].count_ones() as usize;
+            if levels[side] + chosen >= self.halves[side].quota {
+                continue;
+            }
+            let mut next = subsets;
+            next[side] |= bit;
+            self.sides.push(side);
+            self.visit_tail(position + 1, levels, next);
+            self.sides.pop();
+            if G::done(self) {
+                return;
+            }
+        }
+    }
+
+    /// How many boards of `side`'s current level one fill may extend: all of them while
+    /// the walk's lists stay in the half of the budget where fills are whole. Otherwise
+    /// the lists the walk will refill before reading are freed, and the fill takes the
+    /// room the budget gives it.
+    fn boards_per_fill(&mut self, side: Side, levels: PerSide<usize>) -> usize {
+        let half = &self.halves[side];
+        let level = levels[side];
+        let boards = half.levels[level].len();
+        let (room, held) = half.fill_bytes(level, boards);
+        if self.budget.fill_is_whole(self.list_bytes() - held + room) {
+            return boards.max(1);
+        }
+        self.halves.west.release_after(levels.west);
+        self.halves.east.release_after(levels.east);
+        // The pair count's sorted copies are at most the signatures just freed; they come
+        // back with them.
+        self.goal.release();
+        let lists = self.halves.west.quota + self.halves.east.quota;
+        let bytes = self.budget.fill_bytes(self.list_bytes(), lists);
+        (bytes / self.halves[side].bytes_per_board(level)).max(1)
+    }
+
+    /// The signatures one half's piece may take at a row set.
+    fn signatures_per_piece(&self) -> usize {
+        let signatures = self.halves.west.signature_bytes() + self.halves.east.signature_bytes();
+        let north = self.list_bytes() - signatures;
+        self.budget.signatures_per_piece(north, self.halves.west.quota + self.halves.east.quota)
+    }
+
+    /// The bytes of room both halves' signatures hold, with their sorted copies.
+    #[cfg(test)]
+    pub(super) fn signature_bytes(&self) -> usize {
+        self.halves.west.signature_bytes() + self.halves.east.signature_bytes()
+    }
+
+    fn note_bytes(&mut self) {
+        self.peak_list_bytes = self.peak_list_bytes.max(self.list_bytes());
+    }
+
+    fn list_bytes(&self) -> usize {
+        self.halves.west.held + self.halves.east.held
+    }
+}
+
+impl Goal for Count<'_> {
+    fn end_north(walk: &mut Walk<'_, Self>, levels: PerSide<usize>) {
+        for side in Side::BOTH {
+            walk.halves[side].end_north(walk.geometry, levels[side], &walk.tails.0[side]);
+        }
+        walk.note_bytes();
+    }
+
+    /// Counts the row set: its north boards joined with the tail rows of each half, then
+    /// the disjoint pairs of the two halves' signatures. Where the signatures would pass
+    /// the budget, the north boards of each half are joined in pieces, and every piece of
+    /// one half meets every piece of the other.
+    fn row_set(
+        walk: &mut Walk<'_, Self>,
+        _: PerSide<usize>,
+        subsets: PerSide<usize>,
+        weight: u128,
+    ) {
+        let most = walk.signatures_per_piece();
+        // Copied out of the walk, so that the halves can be borrowed beside it.
+        let tails: &Tails = walk.tails;
+        let tails = &tails.0;
+        let pieces = Side::BOTH
+            .map(|side| pieces(&walk.halves[side].north, &tails[side], subsets[side], most));
+        let [east_pieces, west_pieces] = &pieces;
+        // The pair count rewrites both lists, so each meeting of pieces builds its own.
+        for west_piece in west_pieces {
+            for east_piece in east_pieces {
+                walk.halves.west.fill_signatures(&tails.west, subsets.west, west_piece, most);
+                walk.halves.east.fill_signatures(&tails.east, subsets.east, east_piece, most);
+                walk.note_bytes();
+                walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight);
+            }
+        }
+    }
+
+    fn done(_: &Walk<'_, Self>) -> bool {
+        false
+    }
+
+    fn release(&mut self) {
+        self.pair_scratch.release_sorted();
+    }
+}
+
+impl Count<'_> {
+    /// Counts the disjoint pairs of the two halves' signatures, weighed by `weight`.
+    fn count_pairs(&mut self, geometry: &Geometry, halves: &mut PerSide<Half>, weight: u128) {
+        // Each half's signatures meet the other half's once, here, so the count may
+        // reorder and rewrite them.
+        let west = halves.west.signatures.as_mut_slice();
+        let east = halves.east.signatures.as_mut_slice();
+        if west.is_empty() || east.is_empty() {
+            return;
+        }
+        // The smaller side is bit-sliced: its tables are built once per group of lanes.
+        let (stored, queries) = if west.len() <= east.len() { (west, east) } else { (east, west) };
+        let bits = geometry.signature_bits();
+        let count = self.pair_kernel.count(stored, queries, bits, &mut self.pair_scratch);
+        self.tally.total += weight * u128::from(count.disjoint);
+        self.tally.pairs_tested += u128::from(count.tested);
+    }
+}
+
+impl Goal for Probe {
+    /// A probe does not ready the north boards: it only needs what their pieces test.
+    fn end_north(_: &mut Walk<'_, Self>, _: PerSide<usize>) {}
+
+    fn row_set(
+        walk: &mut Walk<'_, Self>,
+        levels: PerSide<usize>,
+        subsets: PerSide<usize>,
+        _: u128,
+    ) {
+        let most = walk.signatures_per_piece();
+        let signatures: usize = Side::BOTH
+            .map(|side| {
+                let (table, subset) = (&walk.tails.0[side], subsets[side]);
+                let boards = walk.halves[side].levels[levels[side]].as_slice();
+                let tests = boards.iter().map(|b| table.group(subset, table.free_columns(b)).len());
+                tests.sum::<usize>().min(most)
+            })
+            .iter()
+            .sum();
+        let held = walk.list_bytes() + signatures * SIGNATURE_BYTES;
+        walk.peak_list_bytes = walk.peak_list_bytes.max(held);
+    }
+
+    fn done(walk: &Walk<'_, Self>) -> bool {
+        Budget::probed(walk.peak_list_bytes) > walk.goal.limit
+    }
+
+    fn release(&mut self) {}
+}
+
+impl Half {
+    fn new(columns: u64) -> Half {
+        let quota = columns.count_ones() as usize;
+        let mut levels = vec![Refill::default(); quota + 1];
+        levels[0] = Refill::of(vec![HalfBoard::default()]);
+        let held = levels[0].held_bytes();
+        let (north, signatures) = (NorthBoards::default(), Refill::default());
+        Half { columns, quota, levels, north, signatures, held }
+    }
+
+    /// The room the fill of the list after `level` would leave if it took `boards` boards
+    /// of `level`, and the room that list holds now.
+    fn fill_bytes(&self, level: usize, boards: usize) -> (usize, usize) {
+        let next = &self.levels[level + 1];
+        (next.room_after(boards * (self.quota - level), usize::MAX), next.held_bytes())
+    }
+
+    /// The bytes one board of `level` may add to the list after it.
+    fn bytes_per_board(&self, level: usize) -> usize {
+        (self.quota - level) * size_of::<HalfBoard>()
+    }
+
+    /// The bytes of room the signatures hold, with their sorted copies in the pair count.
+    fn signature_bytes(&self) -> usize {
+        self.signatures.held_bytes() / size_of::<u64>() * SIGNATURE_BYTES
+    }
+
+    /// Frees the lists after `level`, which hold nothing the walk will read again before
+    /// it refills them, and the signatures.
+    fn release_after(&mut self, level: usize) {
+        for list in self.levels.iter_mut().skip(level + 1) {
+            self.held -= list.held_bytes();
+            list.release();
+        }
+        self.held -= self.signature_bytes() + self.north.bytes();
+        self.signatures.release();
+        self.north.release();
+    }
+
+    /// Readies the boards of `level`, the last north row, for the tail.
+    fn end_north(&mut self, geometry: &Geometry, level: usize, table: &TailTable) {
+        self.held -= self.north.bytes();
+        self.north.fill(geometry, self.levels[level].as_slice(), table);
+        self.held += self.north.bytes();
+    }
+
+    /// Places a queen of this half's `level`-th row in `row`, on a column of `open`, on
+    /// each of the `boards` of that level; false if no board is left.
+    fn place(
+        &mut self,
+        n: usize,
+        level: usize,
+        boards: Range<usize>,
+        row: usize,
+        open: u64,
+    ) -> bool {
+        let next_row = NextRow {
+            row,
+            fall: n - 1 - row,
+            columns: self.columns,
+            open,
+            free: self.quota - level,
+        };
+        let (done, next) = self.levels.split_at_mut(level + 1);
+        let from = &done[level].as_slice()[boards];
+        let before = next[0].held_bytes();
+        next[0].refill(from.len() * next_row.free, usize::MAX, |to| {
+            write_extensions(from, next_row, to)
+        });
+        self.held += next[0].held_bytes();
+        self.held -= before;
+        next[0].len() > 0
+    }
+
+    /// Fills the signatures with the complete half-boards of the north boards of `piece`
+    /// and the tail rows `subset`, in room for at most `most` signatures unless they need
+    /// more.
+    fn fill_signatures(&mut self, table: &TailTable, subset: usize, piece: &Piece, most: usize) {
+        let north = &self.north;
+        let before = self.signature_bytes();
+        self.signatures.refill(piece.tested, most, |to| {
+            write_signatures(north, &piece.boards, table, subset, to)
+        });
+        self.held += self.signature_bytes();
+        self.held -= before;
+    }
+}
+
+impl NorthBoards {
+    fn fill(&mut self, geometry: &Geometry, boards: &[HalfBoard], table: &TailTable) {
+        self.counts.clear();
+        self.counts.resize(table.masks + 1, 0);
+        for board in boards {
+            self.counts[table.free_columns(board) + 1] += 1;
+        }
+        self.runs.clear();
+        for free in 0..table.masks {
+            let (start, len) = (self.counts[free], self.counts[free + 1]);
+            if len > 0 {
+                self.runs.push((free, start..start + len));
+            }
+            self.counts[free + 1] = start + len;
+        }
+        self.boards.clear();
+        self.boards.resize(boards.len(), TailBoard::default());
+        for board in boards {
+            let at = &mut self.counts[table.free_columns(board)];
+            let signature = geometry.signature(board);
+            self.boards[*at] = TailBoard { meets: table.meeting.bits(board), signature };
+            *at += 1;
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.boards.capacity() * size_of::<TailBoard>()
+            + self.runs.capacity() * size_of::<(usize, Range<usize>)>()
+            + self.counts.capacity() * size_of::<usize>()
+    }
+
+    fn release(&mut self) {
+        *self = NorthBoards::default();
+    }
+}
+
+/// Cuts the north boards into pieces whose joins with the tail rows `subset` test at most
+/// `most` tail boards each (or one north board, if that alone tests more).
+fn pieces(north: &NorthBoards, table: &TailTable, subset: usize, most: usize) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    let (mut start, mut tested) = (0, 0);
+    for (free, run) in &north.runs {
+        let per_board = table.group(subset, *free).len();
+        let mut at = run.start;
+        while per_board > 0 && at < run.end {
+            let fit = (most.saturating_sub(tested) / per_board).min(run.end - at);
+            if fit == 0 && tested > 0 {
+                pieces.push(Piece { boards: start..at, tested });
+                (start, tested) = (at, 0);
+                continue;
+            }
+            tested += fit.max(1) * per_board;
+            at += fit.max(1);
+        }
+    }
+    if tested > 0 {
+        pieces.push(Piece { boards: start..north.boards.len(), tested });
+    }
+    pieces
+}
+
+/// Writes every board of `from` with one more queen in `next.row`, on a column of the half
+/// that the board has free and that is open and not attacked by the board. Every free
+/// column is written and only the good ones kept, so the loop has no unpredictable branch.
+fn write_extensions(from: &[HalfBoard], next: NextRow, to: &mut Writer<'_, HalfBoard>) {
+    for board in from {
+        let mut candidates = next.columns & !board.columns;
+        let open = next.open & !(board.rising >> next.row) & !(board.falling >> next.fall);
+        for _ in 0..next.free {
+            let bit = candidates & candidates.wrapping_neg();
+            candidates ^= bit;
+            to.push(board.with_queen(bit, next.row, next.fall), open & bit != 0);
+        }
+    }
+}
+
+/// Writes the signature of every complete half-board that a north board in `boards` and
+/// a tail board of the rows `subset` on its free columns make, where their diagonals do
+/// not meet. Like [`write_extensions`], it writes every pair it tests.
+fn write_signatures(
+    north: &NorthBoards,
+    boards: &Range<usize>,
+    table: &TailTable,
+    subset: usize,
+    to: &mut Writer<'_, u64>,
+) {
+    let first = north.runs.partition_point(|(_, run)| run.end <= boards.start);
+    for (free, run) in &north.runs[first..] {
+        if run.start >= boards.end {
+            break;
+        }
+        let group = table.group(subset, *free);
+        let run = run.start.max(boards.start)..run.end.min(boards.end);
+        for board in &north.boards[run] {
+            for tail in group {
+                to.push(board.signature | tail.signature, board.meets & tail.meets == 0);
+            }
+        }
+    }
+}
