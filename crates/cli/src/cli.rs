@@ -33,8 +33,10 @@ pub(crate) enum Command {
     Merge(MergeArgs),
 }
 
+/// What defines a count and the share of the machine it runs on: `count` and `estimate`
+/// take the same, so that an estimate predicts exactly the count it names.
 #[derive(Debug, Args)]
-pub(crate) struct CountArgs {
+pub(crate) struct BoardArgs {
     /// The board size, 1 to 128.
     #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_whole)]
     pub(crate) n: usize,
@@ -60,15 +62,26 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) max_memory: Option<u64>,
 
+    /// Worker threads [default: the number of logical CPUs].
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_positive)]
+    pub(crate) threads: Option<NonZeroUsize>,
+
+    /// Progress on stderr: a bar on a terminal (auto), always a bar, a line every few
+    /// seconds (log, for batch jobs), or nothing.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    pub(crate) progress: ProgressMode,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CountArgs {
+    #[command(flatten)]
+    pub(crate) board: BoardArgs,
+
     /// Count only the solutions holding these queens: row:column pairs counted from 1, in
     /// any rows, comma-separated or given with --place again. A partial board has no
     /// symmetry, so no unique count is reported.
     #[arg(long, value_name = "R:C,...", value_delimiter = ',', value_parser = parse_queen)]
     pub(crate) place: Vec<(usize, usize)>,
-
-    /// Worker threads [default: the number of logical CPUs].
-    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_positive)]
-    pub(crate) threads: Option<NonZeroUsize>,
 
     /// Rows fixed in each task [default: enough for at least 64 tasks per thread].
     #[arg(long, value_name = "K")]
@@ -95,11 +108,6 @@ pub(crate) struct CountArgs {
     /// Seconds between checkpoint saves.
     #[arg(long, value_name = "SECS", default_value_t = 60.0, requires = "checkpoint")]
     pub(crate) checkpoint_every: f64,
-
-    /// Progress on stderr: a bar on a terminal (auto), always a bar, a line every few
-    /// seconds (log, for batch jobs), or nothing.
-    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
-    pub(crate) progress: ProgressMode,
 
     /// Count the placements tried (nodes; for the join, the pairs of half-boards tested) and
     /// report them with the thread-time per node, to see the kernel's efficiency apart from
@@ -179,39 +187,17 @@ fn parse_size(text: &str) -> Result<u64, String> {
 
 #[derive(Debug, Args)]
 pub(crate) struct EstimateArgs {
-    /// The board size, 1 to 128.
-    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_whole)]
-    pub(crate) n: usize,
-
-    /// The method of the count to predict, as `count --method` takes it [default: auto].
-    #[arg(long, value_name = "METHOD", default_value = "auto")]
-    pub(crate) method: MethodChoice,
-
-    /// The kernel of the count to predict, as `count --kernel` takes it.
-    #[arg(long, value_name = "KERNEL", default_value = "auto", value_parser = parse_kernel)]
-    pub(crate) kernel: Kernel,
-
-    /// The worker threads of the count to predict; the sample runs on as many
-    /// [default: the number of logical CPUs].
-    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_positive)]
-    pub(crate) threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    pub(crate) board: BoardArgs,
 
     /// Also predict the wall time on C cores of a cluster of machines like this one, each
     /// running T threads, as `count --shard` splits the count for them.
     #[arg(long, value_name = "C", allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) cores: Option<NonZeroUsize>,
 
-    /// The memory limit of the count to predict, as `count --max-memory` takes it.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub(crate) max_memory: Option<u64>,
-
     /// The seed of the sample: the same seed draws the same tasks [default: 1].
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub(crate) seed: u64,
-
-    /// Progress on stderr, as for `count`.
-    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
-    pub(crate) progress: ProgressMode,
 
     /// Print one JSON object on stdout instead of lines of text.
     #[arg(long)]

@@ -24,8 +24,8 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     // keeps its default action, ending the rank: mpirun then ends the job, and a run over
     // MPI has no checkpoint to save.
     let signals = (!args.mpi).then(Signals::install).transpose()?;
-    let threads = spec::threads(args.threads)?;
-    let problem = check_memory(spec::problem(&args)?, threads, args.max_memory)?;
+    let threads = spec::threads(args.board.threads)?;
+    let problem = check_memory(spec::problem(&args)?, threads, args.board.max_memory)?;
     let Some(signals) = signals else {
         return crate::mpi::run(&args, problem, threads);
     };
@@ -63,7 +63,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         runner = runner.checkpoint(path, checkpoint_every, fields);
     }
 
-    let mut display = Display::new(args.progress);
+    let mut display = Display::new(args.board.progress);
     let outcome = runner.run(|progress| display.update(progress));
     display.finish();
     let report = outcome.context("count failed")?;

@@ -56,7 +56,7 @@ type Timings = Vec<(usize, f64)>;
 
 pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let signals = Signals::install()?;
-    let threads = spec::threads(args.threads)?;
+    let threads = spec::threads(args.board.threads)?;
     if let Some(cores) = args.cores
         && cores.get() > MOST_CORES
     {
@@ -65,8 +65,8 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     let started = Instant::now();
-    let problem = spec::board(args.n, args.method, &[], args.kernel)?;
-    let problem = check_memory(problem, threads, args.max_memory)?;
+    let problem = spec::board(&args.board, &[])?;
+    let problem = check_memory(problem, threads, args.board.max_memory)?;
     let count = RunSpec::new(problem.clone(), None, Sharing::Alone { threads })?;
     let cluster = args
         .cores
@@ -91,7 +91,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let fixed_s = setup_s + unique_started.elapsed().as_secs_f64();
 
     let memory_before = memory::peak_resident_bytes();
-    let options = SampleOptions { threads, seed: args.seed, progress: args.progress };
+    let options = SampleOptions { threads, seed: args.seed, progress: args.board.progress };
     let list = sampled_tasks(&problem, count.tasks.len(), count.identity.depth)?;
     let Some(sample) = Sample::take(&problem, list, options, &signals)? else {
         return Ok(stopped(&signals));

@@ -115,7 +115,7 @@ fn share(
         run: identity.clone(),
         next: 0,
         ranks: vec![RankState::default(); ranks],
-        display: Display::new(args.progress),
+        display: Display::new(args.board.progress),
         started,
     };
     let counts = coordinator.serve(share, tasks)?;

@@ -4,11 +4,11 @@
 use std::num::NonZeroUsize;
 
 use anyhow::Context;
-use nqueens_core::{ENGINE_VERSION, Kernel, Method, Problem, Task};
+use nqueens_core::{ENGINE_VERSION, Method, Problem, Task};
 use nqueens_scheduler::{Identity, fnv1a};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{CountArgs, MethodChoice};
+use crate::cli::{BoardArgs, CountArgs, MethodChoice};
 use crate::exit::usage;
 
 /// Tasks per worker thread the automatic split aims for: enough that a slow task near the
@@ -68,21 +68,18 @@ impl RunSpec {
 /// The problem `args` describe: the method (auto picks the fastest for N, or the plain
 /// method where queens are placed), the placed queens and the kernel.
 pub(crate) fn problem(args: &CountArgs) -> anyhow::Result<Problem> {
-    board(args.n, args.method, &args.place, args.kernel)
+    board(&args.board, &args.place)
 }
 
-/// The problem of an `n`-board counted by `method` (auto picks the fastest for N, or the
-/// plain method where queens are placed), holding the queens `place`, on `kernel`.
-pub(crate) fn board(
-    n: usize,
-    method: MethodChoice,
-    place: &[(usize, usize)],
-    kernel: Kernel,
-) -> anyhow::Result<Problem> {
-    let method = match method {
+/// The problem of `board`'s size, method (auto picks the fastest for N, or the one that
+/// takes queens placed in advance) and kernel, holding the queens `place`.
+pub(crate) fn board(board: &BoardArgs, place: &[(usize, usize)]) -> anyhow::Result<Problem> {
+    let n = board.n;
+    let method = match board.method {
         MethodChoice::Exactly(method) => method,
         MethodChoice::Auto => Method::auto(n, !place.is_empty()),
     };
+    let kernel = board.kernel;
     let mut problem = Problem::new(n, method)?;
     if !place.is_empty() {
         problem = problem.with_placement(place)?;
