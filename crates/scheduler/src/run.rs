@@ -272,9 +272,9 @@ where
     /// and at every tick.
     pub fn run(self, progress: impl FnMut(&Progress<'_, R>)) -> Result<Report<R>, RunError<E>> {
         let started = Instant::now();
-        let (tally, mut pending) = self.resume_shard(started)?;
+        let (state, mut pending) = self.resume_shard(started)?;
         if let Some(plan) = &self.checkpoint {
-            plan.save(&tally, self.tasks.len(), pending.is_empty())?;
+            plan.save(&state, self.tasks.len(), pending.is_empty())?;
         }
         if self.sample_first {
             pending = sample_first_order(&pending, self.tasks.len());
@@ -285,7 +285,7 @@ where
             &self.tasks,
             &self.solve,
         );
-        self.coordinate(tally, workers, ShardTasks, progress)
+        self.coordinate(state, workers, ShardTasks, progress)
     }
 
     /// Runs the tasks that `feed` hands out, in batches of indices into the task list, until
@@ -302,7 +302,7 @@ where
         progress: impl FnMut(&Progress<'_, R>),
     ) -> Result<Report<R>, RunError<E>> {
         self.checkpoint = None;
-        let tally = Tally::new(self.empty.clone(), self.tasks.len(), Instant::now());
+        let state = RunState::new(self.empty.clone(), self.tasks.len(), Instant::now());
         let (jobs, queue) = crossbeam_channel::unbounded();
         let workers = WorkerPool::spawn(self.threads, queue, &self.tasks, &self.solve);
         let source = FedTasks {
@@ -311,35 +311,35 @@ where
             handed_out: vec![false; self.tasks.len()],
             low_water: 2 * self.threads,
         };
-        self.coordinate(tally, workers, source, progress)
+        self.coordinate(state, workers, source, progress)
     }
 
-    /// The tally of this shard, with what a matching checkpoint records as finished, and
+    /// The state of this shard, with what a matching checkpoint records as finished, and
     /// the shard's tasks that are still to run.
-    fn resume_shard(&self, started: Instant) -> Result<(Tally<R>, Vec<usize>), RunError<E>> {
-        let mut tally = Tally::new(self.empty.clone(), self.tasks.len(), started);
+    fn resume_shard(&self, started: Instant) -> Result<(RunState<R>, Vec<usize>), RunError<E>> {
+        let mut state = RunState::new(self.empty.clone(), self.tasks.len(), started);
         if let Some(plan) = &self.checkpoint
             && let Some(saved) = Checkpoint::<R>::load(&plan.path)?
         {
-            self.restore(&mut tally, saved, plan)?;
+            self.restore(&mut state, saved, plan)?;
         }
         let selected: Vec<usize> = self.shard.select(self.tasks.len()).collect();
         let pending: Vec<usize> =
-            selected.iter().copied().filter(|&index| !tally.finished[index]).collect();
-        tally.total = selected.len();
-        tally.resumed = tally.total - pending.len();
-        tally.done = tally.resumed;
+            selected.iter().copied().filter(|&index| !state.finished[index]).collect();
+        state.total = selected.len();
+        state.resumed = state.total - pending.len();
+        state.done = state.resumed;
         for &index in &pending {
-            tally.queued(index);
+            state.queued(index);
         }
-        Ok((tally, pending))
+        Ok((state, pending))
     }
 
-    /// Takes into `tally` what `saved` records, refusing a checkpoint of another run or one
+    /// Takes into `state` what `saved` records, refusing a checkpoint of another run or one
     /// that claims tasks of another shard, whose results would be counted twice.
     fn restore(
         &self,
-        tally: &mut Tally<R>,
+        state: &mut RunState<R>,
         saved: Checkpoint<R>,
         plan: &CheckpointPlan,
     ) -> Result<(), CheckpointError> {
@@ -351,12 +351,12 @@ where
                     reason: format!("task {outside} is not in shard {}", self.shard),
                 });
             }
-            tally.finished[start..end].fill(true);
+            state.finished[start..end].fill(true);
         }
-        tally.partial = saved.partial;
+        state.partial = saved.partial;
         // A time the file cannot mean (negative, or past what a Duration holds) is only a
         // figure for the report: it restarts from zero rather than failing the resume.
-        tally.elapsed_before = Duration::try_from_secs_f64(saved.elapsed_s).unwrap_or_default();
+        state.elapsed_before = Duration::try_from_secs_f64(saved.elapsed_s).unwrap_or_default();
         Ok(())
     }
 
@@ -365,48 +365,48 @@ where
     /// more tasks before each wait.
     fn coordinate(
         &self,
-        mut tally: Tally<R>,
+        mut state: RunState<R>,
         workers: WorkerPool<R, E>,
         mut source: impl TaskSource<R, E>,
         mut progress: impl FnMut(&Progress<'_, R>),
     ) -> Result<Report<R>, RunError<E>> {
         let mut checkpoint = CheckpointWriter::new(self.checkpoint.as_ref(), self.tasks.len());
-        progress(&tally.progress(None));
+        progress(&state.progress(None));
         loop {
-            if let Err(error) = source.top_up(&mut tally) {
+            if let Err(error) = source.top_up(&mut state) {
                 workers.quit();
                 return Err(error);
             }
-            if tally.done == tally.total && source.is_exhausted() {
+            if state.done == state.total && source.is_exhausted() {
                 break;
             }
             // Relaxed suffices: see "Memory ordering" in the module documentation.
             if self.stop.load(Ordering::Relaxed) {
                 workers.quit();
-                checkpoint.save(&tally, false);
-                return Ok(tally.into_report(Finish::Stopped, checkpoint.failure));
+                checkpoint.save(&state, false);
+                return Ok(state.into_report(Finish::Stopped, checkpoint.failure));
             }
             if let Some(outcome) = workers.next_outcome(self.tick) {
-                self.absorb(&mut tally, outcome, &workers, &mut checkpoint)?;
+                self.absorb(&mut state, outcome, &workers, &mut checkpoint)?;
             }
-            checkpoint.save_if_due(&tally);
-            progress(&tally.progress(checkpoint.failure.as_ref()));
+            checkpoint.save_if_due(&state);
+            progress(&state.progress(checkpoint.failure.as_ref()));
         }
         workers.join();
-        checkpoint.save(&tally, true);
-        Ok(tally.into_report(Finish::Complete, checkpoint.failure))
+        checkpoint.save(&state, true);
+        Ok(state.into_report(Finish::Complete, checkpoint.failure))
     }
 
-    /// Merges a finished task into `tally`; a failed task, or a failed merge, ends the run.
+    /// Merges a finished task into `state`; a failed task, or a failed merge, ends the run.
     fn absorb(
         &self,
-        tally: &mut Tally<R>,
+        state: &mut RunState<R>,
         (index, took, outcome): Outcome<R, E>,
         workers: &WorkerPool<R, E>,
         checkpoint: &mut CheckpointWriter<'_>,
     ) -> Result<(), RunError<E>> {
         match outcome {
-            Ok(result) => tally.add(index, took, &result, &*self.merge).map_err(|error| {
+            Ok(result) => state.add(index, took, &result, &*self.merge).map_err(|error| {
                 workers.quit();
                 RunError::Merge(error)
             }),
@@ -414,7 +414,7 @@ where
                 workers.quit();
                 // What finished is still right: keep it, so a fixed rerun resumes. The task's
                 // failure is the news; a failed save here is only a worse checkpoint.
-                checkpoint.save(tally, false);
+                checkpoint.save(state, false);
                 Err(failure.into_run_error(index))
             }
         }
@@ -422,7 +422,7 @@ where
 }
 
 /// What the coordinator knows of a run: which tasks are finished and their merged result.
-struct Tally<R> {
+struct RunState<R> {
     /// Whether each task of the whole list is finished, in this session or before.
     finished: Vec<bool>,
     /// The merged result of the finished tasks.
@@ -445,11 +445,11 @@ struct Tally<R> {
     busy: Duration,
 }
 
-impl<R> Tally<R> {
+impl<R> RunState<R> {
     /// A run of nothing yet, out of a list of `tasks`, with `empty` as its result.
     fn new(empty: R, tasks: usize, started: Instant) -> Self {
         let costs = CostModel::new(tasks, COST_STRATA);
-        Tally {
+        RunState {
             finished: vec![false; tasks],
             partial: empty,
             done: 0,
@@ -524,19 +524,19 @@ impl<R> Tally<R> {
 }
 
 impl CheckpointPlan {
-    /// Saves `tally`, a tally of a list of `tasks`, as `complete` says.
+    /// Saves `state`, a state of a list of `tasks`, as `complete` says.
     fn save<R: Clone + Serialize + DeserializeOwned>(
         &self,
-        tally: &Tally<R>,
+        state: &RunState<R>,
         tasks: usize,
         complete: bool,
     ) -> Result<(), CheckpointError> {
         Checkpoint {
             identity: self.identity.clone(),
             tasks,
-            finished: ranges(&tally.finished),
-            partial: tally.partial.clone(),
-            elapsed_s: tally.elapsed().as_secs_f64(),
+            finished: ranges(&state.finished),
+            partial: state.partial.clone(),
+            elapsed_s: state.elapsed().as_secs_f64(),
             complete,
         }
         .save(&self.path)
@@ -563,17 +563,21 @@ impl<'a> CheckpointWriter<'a> {
         CheckpointWriter { plan, tasks, last_try: Instant::now(), failure: None }
     }
 
-    /// Saves `tally`, as `complete` says, noting whether the save failed.
-    fn save<R: Clone + Serialize + DeserializeOwned>(&mut self, tally: &Tally<R>, complete: bool) {
+    /// Saves `state`, as `complete` says, noting whether the save failed.
+    fn save<R: Clone + Serialize + DeserializeOwned>(
+        &mut self,
+        state: &RunState<R>,
+        complete: bool,
+    ) {
         let Some(plan) = self.plan else { return };
-        self.failure = plan.save(tally, self.tasks, complete).err();
+        self.failure = plan.save(state, self.tasks, complete).err();
         self.last_try = Instant::now();
     }
 
-    /// Saves `tally` as unfinished if the plan's interval has passed since the last try.
-    fn save_if_due<R: Clone + Serialize + DeserializeOwned>(&mut self, tally: &Tally<R>) {
+    /// Saves `state` as unfinished if the plan's interval has passed since the last try.
+    fn save_if_due<R: Clone + Serialize + DeserializeOwned>(&mut self, state: &RunState<R>) {
         if self.plan.is_some_and(|plan| self.last_try.elapsed() >= plan.every) {
-            self.save(tally, false);
+            self.save(state, false);
         }
     }
 }
@@ -581,8 +585,8 @@ impl<'a> CheckpointWriter<'a> {
 /// Where a run's tasks come from: it keeps the workers' queue stocked.
 trait TaskSource<R, E> {
     /// Queues more tasks if the workers may run dry before they would arrive otherwise,
-    /// counting them in `tally.total`.
-    fn top_up(&mut self, tally: &mut Tally<R>) -> Result<(), RunError<E>>;
+    /// counting them in `state.total`.
+    fn top_up(&mut self, state: &mut RunState<R>) -> Result<(), RunError<E>>;
 
     /// Whether every task this source will hand out has been queued.
     fn is_exhausted(&self) -> bool;
@@ -593,7 +597,7 @@ trait TaskSource<R, E> {
 struct ShardTasks;
 
 impl<R, E> TaskSource<R, E> for ShardTasks {
-    fn top_up(&mut self, _tally: &mut Tally<R>) -> Result<(), RunError<E>> {
+    fn top_up(&mut self, _tally: &mut RunState<R>) -> Result<(), RunError<E>> {
         Ok(())
     }
 
@@ -630,19 +634,19 @@ impl<R, E, F> TaskSource<R, E> for FedTasks<F>
 where
     F: FnMut(&Progress<'_, R>) -> Result<Vec<usize>, E>,
 {
-    fn top_up(&mut self, tally: &mut Tally<R>) -> Result<(), RunError<E>> {
+    fn top_up(&mut self, state: &mut RunState<R>) -> Result<(), RunError<E>> {
         while let Some(jobs) = &self.jobs
-            && tally.total - tally.done < self.low_water
+            && state.total - state.done < self.low_water
         {
-            let batch = (self.feed)(&tally.progress(None)).map_err(RunError::Feed)?;
+            let batch = (self.feed)(&state.progress(None)).map_err(RunError::Feed)?;
             for &index in &batch {
                 if self.handed_out.get(index) != Some(&false) {
                     return Err(RunError::BadTask { index, tasks: self.handed_out.len() });
                 }
                 self.handed_out[index] = true;
-                tally.queued(index);
+                state.queued(index);
                 jobs.send(index).expect("the queue is open while its receiver is held here");
-                tally.total += 1;
+                state.total += 1;
             }
             if batch.is_empty() {
                 self.jobs = None;
