@@ -74,11 +74,11 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     }
 }
 
-/// One independent piece of a count, made by an engine's [`Engine::tasks`]. Tasks come in a
-/// fixed order, so their index in that list is stable from run to run; their [`Task::key`]
-/// says which part of the count each is (for backtracking, the columns of the first rows;
-/// for the join, which rows put their queen in the west half). A task is tagged with the
-/// method and board size that made it, and only an engine of both solves it.
+/// One independent piece of a count, made by an engine ([`crate::Problem::tasks`]). Tasks
+/// come in a fixed order, so their index in that list is stable from run to run; their
+/// [`Task::key`] says which part of the count each is (for backtracking, the columns of the
+/// first rows; for the join, which rows put their queen in the west half). A task is tagged
+/// with the method and board size that made it, and only an engine of both solves it.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Task {
     method: &'static str,

@@ -85,7 +85,7 @@ pub enum Error {
         /// The board size.
         n: usize,
     },
-    /// The board is larger than [`crate::construct`] or [`crate::random_solution`] take:
+    /// The board is larger than [`crate::construct()`] or [`crate::random_solution`] take:
     /// they hold the whole solution, a number per row, in memory.
     TooLarge {
         /// The board size.

@@ -10,10 +10,18 @@ associatively, and turns the merged counts into an [`Outcome`]: the number of so
 * Rows are bitsets of columns in a [`Mask`]: `u64` for N <= 64, `u128` up to N = 128. The
   width is picked once when the problem is built ([`MaskWidth::for_board`]); the search is
   generic and monomorphic inside.
+* [`Method::Join`], the default from N = 16 ([`Method::fastest`]), counts by meeting in
+  the middle: it builds the west and east half-boards of each choice of the rows whose
+  queens stand west, one choice per symmetry orbit, and counts the pairs of half-boards
+  that share no diagonal, 64 to 512 pairs per instruction, in a memory budget per thread
+  ([`Problem::with_memory_per_thread`], [`Problem::fit_memory`]).
 * [`Method::Plain`] searches every placement, [`Method::Half`] mirrors the first row, and
   [`Method::Eightfold`] counts each solution through the board edge nearest a corner.
   The searches run on a [`Kernel`]: sixteen boards per AVX-512 register or eight per
-  AVX2 register where the processor has them, one board at a time elsewhere.
+  AVX2 register where the processor has them, one board at a time elsewhere; the join's
+  pair test runs on the same kernels.
+* Every task is tagged with the method and board size that made it; a task handed to
+  another problem is refused ([`Error::ForeignTask`]), never counted.
 * Unique counts come from Burnside's lemma ([`unique_by_burnside`]), with the few
   rotation-symmetric solutions found by a tiny search.
 * [`Solution`] is a validated placement with the board's rotations and reflections, used to
@@ -22,7 +30,7 @@ associatively, and turns the merged counts into an [`Outcome`]: the number of so
 * A [`Placement`] fixes queens in advance ([`Problem::with_placement`]): the plain search
   then counts only the solutions that hold them.
 * [`Enumeration`] lists solutions in lexicographic order, all or one per class.
-* [`construct`] builds one solution of any size in O(N); [`random_solution`] finds a
+* [`construct()`] builds one solution of any size in O(N); [`random_solution`] finds a
   random one by local search.
 
 # Example

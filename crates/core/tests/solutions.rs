@@ -8,7 +8,9 @@ use nqueens_core::{
     Conflict, Counts, Enumeration, Error, MaskWidth, Method, Problem, Solution, construct,
     random_solution,
 };
-use nqueens_test_support::{all_solutions, completions, images, is_solution, known_counts};
+use nqueens_test_support::{
+    XorShift, all_solutions, completions, images, is_solution, known_counts,
+};
 
 fn listed(n: usize, unique: bool) -> Vec<Vec<usize>> {
     let enumeration = Enumeration::new(n, unique).unwrap();
@@ -21,18 +23,6 @@ fn listed(n: usize, unique: bool) -> Vec<Vec<usize>> {
         assert_eq!(end, Ok(ControlFlow::Continue(())));
     }
     found
-}
-
-/// xorshift64, for reproducible random placements.
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, bound: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % bound as u64) as usize
-    }
 }
 
 fn count_placed(n: usize, queens: &[(usize, usize)], width: MaskWidth, depth: usize) -> u128 {
@@ -103,7 +93,7 @@ fn unique_listing_gives_one_canonical_solution_per_class_in_order() {
 
 #[test]
 fn placed_counts_equal_a_filter_of_all_solutions() {
-    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    let mut random = XorShift::new(0x9e37_79b9_7f4a_7c15);
     for n in 1..=10 {
         let solutions = all_solutions(n);
         let mut tried = 0;

@@ -7,7 +7,7 @@
 //! solutions; [`EdgeRoot::weigh`] turns a tally into solutions, and the one share that is
 //! not whole, 8/3, into thirds that [`crate::Counts`] carries until the count is complete.
 
-use super::rules::{LaneRules, Rules, Tally};
+use super::rules::{LaneRules, Rules, SearchCount};
 use crate::mask::{MAX_N, Mask};
 
 /// The smallest board the edge roots apply to: they need room for their bounds, so smaller
@@ -90,7 +90,7 @@ impl<M: Mask> Rules<M> for Corner<M> {
     }
 
     #[inline(always)]
-    fn leaf(&self, _board: &[M], last: M, tally: &mut Tally) {
+    fn leaf(&self, _board: &[M], last: M, tally: &mut SearchCount) {
         tally.leaves[0] += u64::from(!last.is_empty());
     }
 }
@@ -170,7 +170,7 @@ impl<M: Mask> Rules<M> for Border<M> {
     }
 
     #[inline(always)]
-    fn leaf(&self, board: &[M], last: M, tally: &mut Tally) {
+    fn leaf(&self, board: &[M], last: M, tally: &mut SearchCount) {
         if !last.is_empty() && (last & self.last_forbidden).is_empty() {
             let ties = usize::from(!(board[self.bound1] & self.outer).is_empty())
                 + usize::from(!(board[self.bound2] & self.outer).is_empty())

@@ -14,7 +14,7 @@ mod search;
 
 use self::eightfold::{Border, Corner, EdgeRoot};
 use self::lanes::LaneKernel;
-use self::rules::{LaneRules, Placed, Tally, Unrestricted};
+use self::rules::{LaneRules, Placed, SearchCount, Unrestricted};
 use self::search::Walker;
 use crate::counts::Counts;
 use crate::engine::{Engine, Setup, Task};
@@ -179,7 +179,7 @@ impl Backtrack {
     }
 
     /// The search's tally below `prefix`.
-    fn walk(&self, prefix: Prefix<'_>, count_nodes: bool) -> Tally {
+    fn walk(&self, prefix: Prefix<'_>, count_nodes: bool) -> SearchCount {
         // The last rows of a deep prefix are left to the scalar kernel: too few to vectorise.
         let bmi = match self.searcher {
             Searcher::Lanes(lanes) if lanes::fit(self.n, prefix.columns.len()) => {
@@ -264,7 +264,12 @@ fn lane_rules(n: usize, root: Root) -> LaneRules {
     }
 }
 
-fn scalar<M: Mask>(n: usize, prefix: Prefix<'_>, count_nodes: bool, bmi: Option<Bmi>) -> Tally {
+fn scalar<M: Mask>(
+    n: usize,
+    prefix: Prefix<'_>,
+    count_nodes: bool,
+    bmi: Option<Bmi>,
+) -> SearchCount {
     with_walker!(n, M, prefix.root, |w| if count_nodes {
         w.count::<true>(prefix.columns, bmi)
     } else {

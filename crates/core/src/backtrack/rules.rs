@@ -12,7 +12,7 @@ use crate::placement::Placement;
 /// What a search found, in the narrow counters the hot loop can afford. A `u64` cannot
 /// wrap here: it would take centuries of single-core counting to reach 2^64 increments.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Tally {
+pub(super) struct SearchCount {
     /// Completed boards by their number of ties: other edges as near a corner as the top
     /// edge (`super::eightfold::Border`); the other rules use only `leaves[0]`.
     pub(super) leaves: [u64; 4],
@@ -28,7 +28,7 @@ pub(super) trait Rules<M: Mask>: Clone {
     fn allowed(&self, row: usize, free: M, down: M) -> M;
     /// Scores a board whose last row may take the columns in `last` (none if empty).
     /// With [`Rules::READS_BOARD`], `board` holds every row, the last one being `last`.
-    fn leaf(&self, board: &[M], last: M, tally: &mut Tally);
+    fn leaf(&self, board: &[M], last: M, tally: &mut SearchCount);
 }
 
 /// A rule set in table form, row by row, as the lane kernels read it.
@@ -68,7 +68,7 @@ impl<M: Mask> Rules<M> for Unrestricted {
     }
 
     #[inline(always)]
-    fn leaf(&self, _board: &[M], last: M, tally: &mut Tally) {
+    fn leaf(&self, _board: &[M], last: M, tally: &mut SearchCount) {
         // Branch-free: whether a board completes is a coin flip the predictor cannot learn.
         tally.leaves[0] += u64::from(!last.is_empty());
     }
@@ -128,7 +128,7 @@ impl<M: Mask> Rules<M> for Placed<M> {
     }
 
     #[inline(always)]
-    fn leaf(&self, _board: &[M], last: M, tally: &mut Tally) {
+    fn leaf(&self, _board: &[M], last: M, tally: &mut SearchCount) {
         tally.leaves[0] += u64::from(!(last & self.last_filter).is_empty());
     }
 }

@@ -6,7 +6,7 @@
 //! `x & -x` and the next row is entered with the masks shifted. A [`Rules`] value says
 //! which columns each row may take and scores the finished boards.
 
-use super::rules::{Rules, Tally};
+use super::rules::{Rules, SearchCount};
 use crate::mask::{MAX_N, Mask};
 use crate::simd::Bmi;
 
@@ -18,7 +18,7 @@ fn score<M: Mask, R: Rules<M>, const NODES: bool>(
     board: &mut [M; MAX_N],
     n: usize,
     last: M,
-    tally: &mut Tally,
+    tally: &mut SearchCount,
 ) {
     if NODES {
         tally.nodes += u64::from(!last.is_empty());
@@ -56,7 +56,7 @@ struct Search<M, R> {
     full: M,
     last: usize,
     board: [M; MAX_N],
-    tally: Tally,
+    tally: SearchCount,
 }
 
 impl<M: Mask, R: Rules<M>> Search<M, R> {
@@ -195,14 +195,14 @@ impl<'r, M: Mask, R: Rules<M>> Walker<'r, M, R> {
     }
 
     /// Counts the completions of `prefix`, which must leave the last row empty.
-    pub(super) fn count<const NODES: bool>(self, prefix: &[u8], bmi: Option<Bmi>) -> Tally {
+    pub(super) fn count<const NODES: bool>(self, prefix: &[u8], bmi: Option<Bmi>) -> SearchCount {
         // The search owns a fixed-size board and a copy of the rules, so the hot loop reads
         // plain fields instead of following pointers at every node.
         let mut board = [M::ZERO; MAX_N];
         let (left, down, right) = Self::place(prefix, &mut board);
         let (n, full, rules) = (self.n, self.full, self.rules);
         let last = n - 1;
-        let mut tally = Tally::default();
+        let mut tally = SearchCount::default();
         let start = prefix.len();
         if start == last {
             score::<M, R, NODES>(rules, &mut board, n, full & !(left | down | right), &mut tally);

@@ -46,7 +46,7 @@ use self::pair_count::PairKernel;
 pub(crate) use self::split::MAX_JOIN_N;
 use self::split::{Geometry, Key, Side, Split};
 use self::tail::{TailCache, Tails};
-use self::walk::{Count, JoinTally, Probe, Walk};
+use self::walk::{Count, JoinCount, Probe, Walk};
 use crate::counts::Counts;
 use crate::engine::{Engine, Task};
 use crate::error::Error;
@@ -94,7 +94,7 @@ impl Join {
 
     /// Counts the solutions below one task's key, or `None` if the key is not a task of
     /// this board.
-    fn solve_key(&self, bytes: &[u8]) -> Option<JoinTally> {
+    fn solve_key(&self, bytes: &[u8]) -> Option<JoinCount> {
         let key = self.geometry.key(bytes)?;
         let tails = self.tails_of(&key.split);
         let mut walk =

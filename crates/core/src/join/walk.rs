@@ -38,7 +38,7 @@ pub(super) trait Goal: Sized {
 
 /// What one task found: solutions (already weighed by symmetry), and the work it took.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct JoinTally {
+pub(super) struct JoinCount {
     pub(super) total: u128,
     /// Pairs of half-boards tested for a clash.
     pub(super) pairs_tested: u128,
@@ -48,12 +48,12 @@ pub(super) struct JoinTally {
 pub(super) struct Count<'a> {
     pair_kernel: &'a PairKernel,
     pub(super) pair_scratch: Scratch,
-    pub(super) tally: JoinTally,
+    pub(super) tally: JoinCount,
 }
 
 impl<'a> Count<'a> {
     pub(super) fn new(pair_kernel: &'a PairKernel) -> Count<'a> {
-        Count { pair_kernel, pair_scratch: Scratch::default(), tally: JoinTally::default() }
+        Count { pair_kernel, pair_scratch: Scratch::default(), tally: JoinCount::default() }
     }
 }
 

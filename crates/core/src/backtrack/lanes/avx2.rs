@@ -18,7 +18,7 @@ use std::arch::x86_64::{
 };
 
 use super::search::{Register, TIE_SHIFT, search};
-use crate::backtrack::rules::{LaneRules, Tally};
+use crate::backtrack::rules::{LaneRules, SearchCount};
 use crate::simd::Avx2;
 
 /// The search compiled for AVX2, so that the register operations inlined into it
@@ -29,7 +29,7 @@ pub(super) fn search_avx2<const TIES: bool, const NODES: bool>(
     rules: &LaneRules,
     start: usize,
     masks: (u32, u32, u32),
-) -> Tally {
+) -> SearchCount {
     search::<Ymm, TIES, NODES>(avx2, rules, start, masks)
 }
 

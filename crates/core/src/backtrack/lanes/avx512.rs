@@ -15,7 +15,7 @@ use std::arch::x86_64::{
 };
 
 use super::search::{Register, TIE_SHIFT, search};
-use crate::backtrack::rules::{LaneRules, Tally};
+use crate::backtrack::rules::{LaneRules, SearchCount};
 use crate::simd::Avx512;
 
 /// The search compiled for AVX-512F, so that the register operations inlined into it
@@ -26,7 +26,7 @@ pub(super) fn search_avx512<const TIES: bool, const NODES: bool>(
     rules: &LaneRules,
     start: usize,
     masks: (u32, u32, u32),
-) -> Tally {
+) -> SearchCount {
     search::<Zmm, TIES, NODES>(avx512, rules, start, masks)
 }
 

@@ -22,7 +22,7 @@
 //! own (`avx512.rs`, `avx2.rs`), so that one instruction set's `unsafe` code can be checked
 //! without reading the other's or the search, and another would be one more file.
 
-use super::rules::{LaneRules, Tally};
+use super::rules::{LaneRules, SearchCount};
 use crate::kernel::{Kernel, MAX_LANE_N};
 use crate::simd::{Avx2, Avx512, Bmi};
 
@@ -75,7 +75,7 @@ impl LaneKernel {
 
     /// Counts the completions of `prefix` (a column per row) under `rules`, which must
     /// [`fit`] the prefix.
-    pub(super) fn count(self, rules: &LaneRules, prefix: &[u8], count_nodes: bool) -> Tally {
+    pub(super) fn count(self, rules: &LaneRules, prefix: &[u8], count_nodes: bool) -> SearchCount {
         assert!(fit(rules.n, prefix.len()));
         let (mut left, mut down, mut right, mut ties) = (0u32, 0u32, 0u32, 0u32);
         for (row, &column) in prefix.iter().enumerate() {
@@ -109,7 +109,7 @@ fn dispatch(
     (left, down, right): (u32, u32, u32),
     ties: u32,
     count_nodes: bool,
-) -> Tally {
+) -> SearchCount {
     use self::{avx2::search_avx2, avx512::search_avx512};
 
     let start = (left, down | (ties << search::TIE_SHIFT), right);

@@ -8,7 +8,7 @@
 //! become single instructions inside it. The trait is here, not beside the registers,
 //! because it lists what this search needs of them.
 
-use crate::backtrack::rules::{LaneRules, Tally};
+use crate::backtrack::rules::{LaneRules, SearchCount};
 use crate::kernel::MAX_LANE_N;
 
 /// Where a `down` mask keeps its tie counter: above the columns of the widest board a lane
@@ -96,7 +96,7 @@ struct Search<'r, R: Register, const TIES: bool, const NODES: bool> {
     /// Completed boards per lane since the last flush; with ties, one byte per tie count.
     pending: R,
     pending_closes: u32,
-    tally: Tally,
+    tally: SearchCount,
 }
 
 /// How many register closes fit in the pending bytes: each adds at most 2 per lane.
@@ -110,7 +110,7 @@ pub(super) fn search<R: Register, const TIES: bool, const NODES: bool>(
     rules: &LaneRules,
     start: usize,
     (left, down, right): (u32, u32, u32),
-) -> Tally {
+) -> SearchCount {
     let deepest = rules.n - 3;
     let mut buffers = Buffers::new(rules.n);
     for (masks, mask) in buffers.rows[start].iter_mut().zip([left, down, right]) {
@@ -123,7 +123,7 @@ pub(super) fn search<R: Register, const TIES: bool, const NODES: bool>(
         rules,
         pending,
         pending_closes: 0,
-        tally: Tally::default(),
+        tally: SearchCount::default(),
     };
     let mut row = start;
     loop {

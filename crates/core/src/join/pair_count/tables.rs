@@ -18,7 +18,7 @@ pub(super) const WIDE_CHUNK: u32 = 6;
 /// of 256 entries of 64 bytes.
 pub(crate) const MOST_TABLE_BYTES: usize = 11 * size_of::<Table<8>>();
 
-/// [`PairKernel::count_group`] compiled for AVX-512, so that the table building and the
+/// [`super::PairKernel::count_group`] compiled for AVX-512, so that the table building and the
 /// query loop inlined into it use its instructions. A group too small to fill a vector is
 /// tested in a narrower one: wider vectors would test nothing more.
 #[cfg(target_arch = "x86_64")]
@@ -31,7 +31,7 @@ pub(super) fn count_avx512(avx512: Avx512Popcnt, lists: Lists<'_>, scratch: &mut
     }
 }
 
-/// [`PairKernel::count_group`] compiled for AVX2, as [`count_avx512`] is for AVX-512.
+/// [`super::PairKernel::count_group`] compiled for AVX2, as [`count_avx512`] is for AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1")]
 pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut Scratch) -> u64 {
@@ -41,7 +41,7 @@ pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut Scratch) ->
     }
 }
 
-/// [`PairKernel::count_group`] in plain `u64`s, compiled with the popcount instruction,
+/// [`super::PairKernel::count_group`] in plain `u64`s, compiled with the popcount instruction,
 /// which the scalar backtracking kernel uses as well.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1")]
