@@ -3,6 +3,7 @@
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use nqueens_core::KERNEL_INSTRUCTION_SETS;
 use serde::{Deserialize, Serialize};
 
 /// The machine a sweep ran on.
@@ -14,8 +15,9 @@ pub(crate) struct Host {
     pub(crate) logical_cpus: usize,
     pub(crate) physical_cores: usize,
     pub(crate) memory_bytes: u64,
-    /// Which of the instruction sets the kernels use the processor has (avx512f,
-    /// avx512_vpopcntdq, avx2, bmi2); empty in files written before it was recorded.
+    /// Which of the instruction sets the kernels choose by
+    /// ([`KERNEL_INSTRUCTION_SETS`]) the processor's flags name; empty in files written
+    /// before it was recorded.
     #[serde(default)]
     pub(crate) instruction_sets: Vec<String>,
 }
@@ -45,9 +47,6 @@ fn command(program: &str, args: &[&str]) -> String {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
         .unwrap_or_default()
 }
-
-/// The instruction sets that decide which kernels run, as /proc/cpuinfo names them.
-const KERNEL_INSTRUCTION_SETS: [&str; 4] = ["avx512f", "avx512_vpopcntdq", "avx2", "bmi2"];
 
 /// Whether the first processor's flags in `cpuinfo` include `flag`.
 fn has_flag(cpuinfo: &str, flag: &str) -> bool {
@@ -91,9 +90,9 @@ impl Host {
             physical_cores: num_cpus::get_physical(),
             memory_bytes: memory_kib * 1024,
             instruction_sets: KERNEL_INSTRUCTION_SETS
-                .iter()
+                .into_iter()
                 .filter(|set| has_flag(&cpuinfo, set))
-                .map(|set| (*set).to_owned())
+                .map(str::to_owned)
                 .collect(),
         }
     }

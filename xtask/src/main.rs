@@ -49,6 +49,8 @@ Commands:
           each tenth of the run, against the ETA that tasks done would have given
   modules [--verbose]
           the modules of each crate and the ones each uses; fails on an import cycle
+          or on an import the layers forbid (an engine using problem.rs, the CLI
+          naming an engine, the scheduler naming a queen)
   tables  [--check]
           regenerate the tables in README.md and results/README.md from results/*.json;
           --check fails if they are stale instead

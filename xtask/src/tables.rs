@@ -238,20 +238,7 @@ fn summary(sweep: &Sweep, scaling: &ScalingRun) -> String {
          alternating runs:\n",
         scaling.n, scaling.runs
     );
-    let _ = writeln!(out, "| method | kernel | threads | wall s | speedup | efficiency |");
-    let _ = writeln!(out, "| --- | --- | ---: | ---: | ---: | ---: |");
-    for p in &scaling.points {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {:.3} | {:.3} | {:.3} |",
-            p.method,
-            p.kernel.as_deref().unwrap_or(""),
-            p.threads,
-            p.wall.median,
-            p.speedup,
-            p.efficiency
-        );
-    }
+    out.push_str(&scaling_table(scaling, Runs::MedianOnly));
     let _ = writeln!(out, "\n![speedup over 1 thread](results/scaling.svg)");
     out
 }
@@ -426,26 +413,50 @@ fn details(sweep: &Sweep, scaling: &ScalingRun) -> String {
         }
     }
     let _ = writeln!(out, "\nScaling at N = {} ({}):\n", scaling.n, scaling.host.describe());
+    out.push_str(&scaling_table(scaling, Runs::Each));
+    let _ = writeln!(out, "\n![speedup over 1 thread](scaling.svg)");
+    out
+}
+
+/// Whether a scaling table lists each run's wall time or only their median.
+#[derive(Clone, Copy, PartialEq)]
+enum Runs {
+    /// The README's summary: the median alone.
+    MedianOnly,
+    /// results/README.md: every run, then the median.
+    Each,
+}
+
+/// The scaling table, a row per method and thread count.
+fn scaling_table(scaling: &ScalingRun, runs: Runs) -> String {
+    let (runs_header, runs_rule, median) = match runs {
+        Runs::MedianOnly => ("", "", "wall s"),
+        Runs::Each => (" runs (wall s) |", " --- |", "median s"),
+    };
+    let mut out = String::new();
     let _ = writeln!(
         out,
-        "| method | kernel | threads | runs (wall s) | median s | speedup | efficiency |"
+        "| method | kernel | threads |{runs_header} {median} | speedup | efficiency |"
     );
-    let _ = writeln!(out, "| --- | --- | ---: | --- | ---: | ---: | ---: |");
+    let _ = writeln!(out, "| --- | --- | ---: |{runs_rule} ---: | ---: | ---: |");
     for p in &scaling.points {
-        let runs: Vec<String> = p.wall_s.iter().map(|t| format!("{t:.3}")).collect();
+        let each_run = if runs == Runs::Each {
+            let walls: Vec<String> = p.wall_s.iter().map(|t| format!("{t:.3}")).collect();
+            format!(" {} |", walls.join(", "))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} |",
+            "| {} | {} | {} |{each_run} {:.3} | {:.3} | {:.3} |",
             p.method,
             p.kernel.as_deref().unwrap_or(""),
             p.threads,
-            runs.join(", "),
             p.wall.median,
             p.speedup,
             p.efficiency
         );
     }
-    let _ = writeln!(out, "\n![speedup over 1 thread](scaling.svg)");
     out
 }
 
@@ -506,6 +517,28 @@ mod tests {
         );
         assert!(summary.contains("| 12 | join 12.000 | 12.000 (x6.0) | not run (~900 s) |"));
         assert!(summary.contains("Test CPU with avx2, bmi2"), "{summary}");
+    }
+
+    #[test]
+    fn both_scaling_tables_have_a_row_per_point_and_only_the_details_every_run() {
+        let (_, mut scaling) = fixture();
+        let point = serde_json::json!({
+            "method": "join", "threads": 2, "kernel": "avx2", "wall_s": [1.5, 1.0, 1.2],
+            "wall": Stats::of(&[1.5, 1.0, 1.2]), "speedup": 1.9, "efficiency": 0.95,
+        });
+        scaling.points.push(serde_json::from_value(point).unwrap());
+        assert_eq!(
+            scaling_table(&scaling, Runs::MedianOnly),
+            "| method | kernel | threads | wall s | speedup | efficiency |\n\
+             | --- | --- | ---: | ---: | ---: | ---: |\n\
+             | join | avx2 | 2 | 1.200 | 1.900 | 0.950 |\n"
+        );
+        assert_eq!(
+            scaling_table(&scaling, Runs::Each),
+            "| method | kernel | threads | runs (wall s) | median s | speedup | efficiency |\n\
+             | --- | --- | ---: | --- | ---: | ---: | ---: |\n\
+             | join | avx2 | 2 | 1.500, 1.000, 1.200 | 1.200 | 1.900 | 0.950 |\n"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Output, Stdio};
 
-use nqueens_test_support::{completions, images, is_solution, known_counts};
+use nqueens_test_support::{XorShift, completions, images, is_solution, known_counts};
 use serde_json::Value;
 
 fn nqueens(args: &[&str]) -> Output {
@@ -253,18 +253,6 @@ fn verify_refuses_malformed_input_clearly() {
     }
 }
 
-/// xorshift64, for reproducible random placements.
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, bound: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % bound as u64) as usize
-    }
-}
-
 fn place_arg(queens: &[(usize, usize)]) -> String {
     let pairs: Vec<String> = queens.iter().map(|(r, c)| format!("{}:{}", r + 1, c + 1)).collect();
     pairs.join(",")
@@ -281,7 +269,7 @@ fn placed_total(n: usize, queens: &[(usize, usize)], extra: &[&str]) -> u128 {
 
 #[test]
 fn placed_counts_equal_a_filter_of_the_listed_solutions() {
-    let mut random = Random(0x2545_f491_4f6c_dd1d);
+    let mut random = XorShift::new(0x2545_f491_4f6c_dd1d);
     for n in 4..=10 {
         let all = listed(n, &[]);
         let mut tried = 0;

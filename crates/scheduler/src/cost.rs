@@ -58,17 +58,6 @@ pub struct Prediction {
     pub high: f64,
 }
 
-impl Prediction {
-    /// The prediction with every figure multiplied by `factor`.
-    pub fn scaled(self, factor: f64) -> Prediction {
-        Prediction {
-            expected: self.expected * factor,
-            low: self.low * factor,
-            high: self.high * factor,
-        }
-    }
-}
-
 impl CostModel {
     /// A model of a list of `tasks`, cut into `strata` strata of consecutive tasks (at
     /// least one, at most one per task) whose sizes differ by at most one.
@@ -78,11 +67,6 @@ impl CostModel {
             .map(|s| Stratum { size: bounds(tasks, strata, s).len(), ..Stratum::default() })
             .collect();
         CostModel { strata, tasks }
-    }
-
-    /// Tasks in the whole list.
-    pub fn tasks(&self) -> usize {
-        self.tasks
     }
 
     /// How many strata the list is cut into.

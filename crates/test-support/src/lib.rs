@@ -1,6 +1,6 @@
 //! Test-only helpers shared by the workspace's tests: the known counts (OEIS A000170 and
-//! A002562, from `testdata/known-counts.json`), brute-force oracles, and what this
-//! processor's kernels should do.
+//! A002562, from `testdata/known-counts.json`), brute-force oracles, what this
+//! processor's kernels should do, and a seeded random generator for reproducible data.
 //!
 //! The oracles are deliberately naive, and this crate does not depend on `nqueens-core`:
 //! a checker that shared code with the engines could share their bugs too.
@@ -178,6 +178,46 @@ pub fn completions(board: &mut [Option<usize>], open: &[usize]) -> u128 {
         }
     }
     found
+}
+
+/// Marsaglia's xorshift64 generator (shifts 13, 7, 17): random enough for test data, and
+/// the same sequence for the same seed on every machine and toolchain, so that a failing
+/// case can be run again.
+///
+/// ```
+/// use nqueens_test_support::XorShift;
+///
+/// let mut random = XorShift::new(7);
+/// let row = random.below(8);
+/// assert!(row < 8);
+/// assert_eq!(XorShift::new(7).below(8), row, "the same seed, the same sequence");
+/// ```
+#[derive(Clone, Debug)]
+pub struct XorShift {
+    state: u64,
+}
+
+impl XorShift {
+    /// A generator seeded with `seed`. The lowest bit is set, since xorshift never leaves
+    /// the all-zero state: an odd seed is used as it is, and seeds 2k and 2k + 1 give the
+    /// same sequence.
+    pub fn new(seed: u64) -> XorShift {
+        XorShift { state: seed | 1 }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        self.state
+    }
+
+    /// A number below `bound`, from [`next_u64`](XorShift::next_u64) modulo `bound`: the
+    /// slight bias towards small numbers does not matter to a test. Panics if `bound` is 0.
+    pub fn below(&mut self, bound: usize) -> usize {
+        (self.next_u64() % bound as u64) as usize
+    }
 }
 
 /// A way to damage a file, for the tests of what reads outside input. Places are taken
@@ -431,6 +471,18 @@ mod tests {
         assert_eq!(apply(number(3, "")), r#"{"n":10,"s":}"#);
         assert_eq!(number(0, "1").apply(b"{}"), b"{}", "no number to replace");
         assert_eq!(Damage::Flip { at: 3, bits: 1 }.apply(b""), b"", "no byte to flip");
+    }
+
+    #[test]
+    fn the_generator_is_marsaglias_xorshift64() {
+        // The first number xorshift64 (13, 7, 17) draws from the state 1.
+        assert_eq!(XorShift::new(1).next_u64(), 1_082_269_761);
+        let draws = |seed| {
+            let mut random = XorShift::new(seed);
+            [random.next_u64(), random.next_u64(), random.next_u64()]
+        };
+        assert_eq!(draws(0), draws(1), "a zero seed does not stall the generator");
+        assert_ne!(draws(3), draws(5));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! other: the walk asks the budget, and the budget answers from what the walk holds.
 
 use super::pair_count;
-use super::split::Geometry;
+use super::split::{Geometry, NAME};
 use super::tail::{self, TailBoard};
 use crate::error::Error;
 
@@ -61,7 +61,7 @@ impl Budget {
     pub(super) fn new(geometry: &Geometry, memory_per_thread: u64) -> Result<Budget, Error> {
         if memory_per_thread < MIN_MEMORY {
             return Err(Error::MemoryBudget {
-                method: super::NAME,
+                method: NAME,
                 bytes: memory_per_thread,
                 min: MIN_MEMORY,
             });

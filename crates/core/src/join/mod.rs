@@ -44,16 +44,13 @@ use std::sync::Arc;
 use self::budget::Budget;
 use self::pair_count::PairKernel;
 pub(crate) use self::split::MAX_JOIN_N;
-use self::split::{Geometry, Key, Side, Split};
+use self::split::{Geometry, Key, NAME, Side, Split};
 use self::tail::{TailCache, Tails};
 use self::walk::{Count, JoinCount, Probe, Walk};
 use crate::counts::Counts;
 use crate::engine::{Engine, Task};
 use crate::error::Error;
 use crate::kernel::Kernel;
-
-/// The join's name, in its tasks and its errors.
-const NAME: &str = "join";
 
 /// The join's unit of work: a pair of half-boards tested for a clash.
 pub(crate) const WORK_UNIT: &str = "pair";

@@ -7,6 +7,9 @@
 
 use std::ops::{Index, IndexMut};
 
+/// The join's name, in its tasks and its errors.
+pub(super) const NAME: &str = "join";
+
 /// The largest board the join handles: row sets are `u32`s and signatures `u64`s.
 pub(crate) const MAX_JOIN_N: usize = 32;
 

@@ -20,18 +20,15 @@ mod tables;
 use std::ops::Range;
 
 use self::bucket::Permutation;
-use self::query::Table;
 pub(super) use self::tables::MOST_TABLE_BYTES;
-use self::tables::NARROW_CHUNK;
+use self::tables::{Lists, NARROW_CHUNK, TableScratch};
 use crate::kernel::Kernel;
 use crate::simd::{Avx2, Avx512Popcnt, Bmi, FastPext};
 
 /// Tables and buckets reused from call to call.
 #[derive(Default)]
 pub(super) struct Scratch {
-    narrow: Vec<Table<1>>,
-    avx2: Vec<Table<4>>,
-    avx512: Vec<Table<8>>,
+    tables: TableScratch,
     permutation: Permutation,
     stored_starts: Vec<usize>,
     query_starts: Vec<usize>,
@@ -59,9 +56,7 @@ impl Scratch {
     /// The bytes of everything else, which do not grow with the lists.
     #[cfg(test)]
     pub(super) fn held_bytes(&self) -> usize {
-        self.narrow.capacity() * size_of::<Table<1>>()
-            + self.avx2.capacity() * size_of::<Table<4>>()
-            + self.avx512.capacity() * size_of::<Table<8>>()
+        self.tables.bytes()
             + self.permutation.table_bytes()
             + (self.stored_starts.capacity() + self.query_starts.capacity() + self.next.capacity())
                 * size_of::<usize>()
@@ -210,47 +205,40 @@ impl PairKernel {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `avx512` proves that the processor has every feature `count_avx512`
             // is compiled for.
-            PairKernel::Avx512(avx512) => unsafe { tables::count_avx512(avx512, lists, scratch) },
+            PairKernel::Avx512(avx512) => unsafe {
+                tables::count_avx512(avx512, lists, &mut scratch.tables)
+            },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `avx2` proves that the processor has every feature `count_avx2` is
             // compiled for.
-            PairKernel::Avx2(avx2) => unsafe { tables::count_avx2(avx2, lists, scratch) },
+            PairKernel::Avx2(avx2) => unsafe {
+                tables::count_avx2(avx2, lists, &mut scratch.tables)
+            },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `bmi` proves that the processor has every feature `count_popcnt` is
             // compiled for.
-            _ if let Some(bmi) = Bmi::new() => unsafe { tables::count_popcnt(bmi, lists, scratch) },
-            _ => tables::by_chunks::<1, NARROW_CHUNK>((), lists, &mut scratch.narrow),
+            _ if let Some(bmi) = Bmi::new() => unsafe {
+                tables::count_popcnt(bmi, lists, &mut scratch.tables)
+            },
+            _ => tables::by_chunks::<1, NARROW_CHUNK>((), lists, &mut scratch.tables.narrow),
         }
     }
 }
 
-/// The stored side of one group, and the runs of queries it meets.
-#[derive(Clone, Copy)]
-struct Lists<'a> {
-    stored: &'a [u64],
-    queries: &'a [u64],
-    runs: &'a [Range<usize>],
-    bits: u32,
-}
-
 #[cfg(test)]
 mod tests {
+    use nqueens_test_support::XorShift;
+
     use super::*;
 
     /// Bitsets of `bits` bits, each bit set with a probability of `per_mille` / 1000 and
     /// the lower bits more crowded, as the central diagonals are, from a fixed seed.
     pub(super) fn bitsets(len: usize, bits: u32, per_mille: u64, seed: u64) -> Vec<u64> {
-        let mut state = seed | 1;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut random = XorShift::new(seed);
         (0..len)
             .map(|_| {
                 (0..bits)
-                    .filter(|&bit| next() % 1000 < per_mille + u64::from(bits - bit) * 8)
+                    .filter(|&bit| random.next_u64() % 1000 < per_mille + u64::from(bits - bit) * 8)
                     .fold(0u64, |set, bit| set | 1 << bit)
             })
             .collect()

@@ -5,8 +5,9 @@
 //! per chunk of a few bits gives, for every value of the chunk, the lanes that hold none of
 //! its bits.
 
+use std::ops::Range;
+
 use super::query::{ENTRIES, Lanes, Query, Table};
-use super::{Lists, Scratch};
 use crate::simd::{Avx2, Avx512Popcnt, Bmi};
 
 /// Bits of the query a table covers, per lane width: the tables of a group should stay in
@@ -18,12 +19,42 @@ pub(super) const WIDE_CHUNK: u32 = 6;
 /// of 256 entries of 64 bytes.
 pub(crate) const MOST_TABLE_BYTES: usize = 11 * size_of::<Table<8>>();
 
+/// The stored side of one group, and the runs of queries it meets.
+#[derive(Clone, Copy)]
+pub(super) struct Lists<'a> {
+    pub(super) stored: &'a [u64],
+    pub(super) queries: &'a [u64],
+    pub(super) runs: &'a [Range<usize>],
+    pub(super) bits: u32,
+}
+
+/// The tables of each lane width, reused from group to group and call to call.
+#[derive(Default)]
+pub(super) struct TableScratch {
+    pub(super) narrow: Vec<Table<1>>,
+    avx2: Vec<Table<4>>,
+    avx512: Vec<Table<8>>,
+}
+
+impl TableScratch {
+    #[cfg(test)]
+    pub(super) fn bytes(&self) -> usize {
+        self.narrow.capacity() * size_of::<Table<1>>()
+            + self.avx2.capacity() * size_of::<Table<4>>()
+            + self.avx512.capacity() * size_of::<Table<8>>()
+    }
+}
+
 /// [`super::PairKernel::count_group`] compiled for AVX-512, so that the table building and the
 /// query loop inlined into it use its instructions. A group too small to fill a vector is
 /// tested in a narrower one: wider vectors would test nothing more.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1")]
-pub(super) fn count_avx512(avx512: Avx512Popcnt, lists: Lists<'_>, scratch: &mut Scratch) -> u64 {
+pub(super) fn count_avx512(
+    avx512: Avx512Popcnt,
+    lists: Lists<'_>,
+    scratch: &mut TableScratch,
+) -> u64 {
     match lists.stored.len() {
         0..=64 => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
         65..=256 => by_chunks::<4, WIDE_CHUNK>(avx512.avx2(), lists, &mut scratch.avx2),
@@ -34,7 +65,7 @@ pub(super) fn count_avx512(avx512: Avx512Popcnt, lists: Lists<'_>, scratch: &mut
 /// [`super::PairKernel::count_group`] compiled for AVX2, as [`count_avx512`] is for AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1")]
-pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut Scratch) -> u64 {
+pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
     match lists.stored.len() {
         0..=64 => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
         _ => by_chunks::<4, WIDE_CHUNK>(avx2, lists, &mut scratch.avx2),
@@ -45,7 +76,7 @@ pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut Scratch) ->
 /// which the scalar backtracking kernel uses as well.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1")]
-pub(super) fn count_popcnt(_: Bmi, lists: Lists<'_>, scratch: &mut Scratch) -> u64 {
+pub(super) fn count_popcnt(_: Bmi, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
     by_chunks::<1, NARROW_CHUNK>((), lists, &mut scratch.narrow)
 }
 
