@@ -28,14 +28,17 @@ pub(super) const SCRATCH_BYTES: u64 = 1 << 20;
 /// The share of a thread's budget that one split's tail tables may take at most.
 const TAIL_SHARE: usize = 8;
 
-/// The share of a thread's budget that the tail cache may take at most. It holds at least
-/// two splits, since one split's tables take at most 1/[`TAIL_SHARE`] of the budget.
-const TAIL_CACHE_SHARE: usize = 4;
+/// The splits whose tables the tail cache holds at most, when the board has that many: a
+/// count serves a random sample of its tasks first, an estimate only samples, and two
+/// threads in neighbouring splits of the key order must not evict each other. Rebuilding
+/// a split's tables costs little beside its tasks (3.8 ms at N = 21 and 0.2 s at N = 25,
+/// whose tasks take seconds and minutes), so holding every split of an odd board, as
+/// tried, saved no time and made the memory counted per thread tenfold at N = 21.
+const CACHED_SPLITS: usize = 3;
 
-/// The copies of one split's tail tables a thread holds beyond the cache: the split it
-/// works in, which the cache may have let go meanwhile, and the building of another,
-/// whose found boards take about as much again as its tables.
-const TAIL_COPIES: usize = 3;
+/// The copies of one split's tail tables a thread holds beyond the cache: the building of
+/// a split's tables, whose found boards take about as much again as the tables.
+const BUILDING_COPIES: usize = 2;
 
 /// The bytes a complete half-board's signature may take: once in its half's list, and
 /// once more sorted into its bucket by the pair count.
@@ -68,16 +71,16 @@ impl Budget {
         }
         let room = usize::try_from(memory_per_thread - SCRATCH_BYTES).unwrap_or(usize::MAX);
         let (tail_rows, tail_bytes) = tail_for(geometry, room / TAIL_SHARE);
-        let splits = geometry.splits().len();
-        let cached_splits = (room / TAIL_CACHE_SHARE / tail_bytes.max(1)).clamp(1, splits);
+        let cached_splits = CACHED_SPLITS.min(geometry.splits().len());
         let mut budget = Budget { lists: 0, tail_rows, tail_bytes, cached_splits };
         budget.lists = room - budget.tail_table_bytes();
         Ok(budget)
     }
 
-    /// The bytes a thread counts for tail tables: the cache's and its own copies.
+    /// The bytes a thread counts for tail tables: the cache's, counted in full for every
+    /// thread though they share it, and the one it builds.
     fn tail_table_bytes(&self) -> usize {
-        (self.cached_splits + TAIL_COPIES) * self.tail_bytes
+        (self.cached_splits + BUILDING_COPIES) * self.tail_bytes
     }
 
     /// The bytes a thread holds besides its lists.
@@ -179,7 +182,6 @@ mod tests {
                 let room = (memory - SCRATCH_BYTES) as usize;
                 assert!(budget.tail_bytes <= room / TAIL_SHARE, "N = {n}");
                 assert!(budget.tail_rows <= most_tail_rows(n), "N = {n}");
-                assert!(budget.cached_splits * budget.tail_bytes <= room / TAIL_CACHE_SHARE);
                 assert!(budget.cached_splits >= 2.min(geometry.splits().len()), "N = {n}");
                 for split in geometry.splits() {
                     let tails = Tails::build(&geometry, &split, budget.tail_rows);

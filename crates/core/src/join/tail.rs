@@ -194,11 +194,11 @@ impl Tails {
     }
 }
 
-/// The tail tables of the splits used last, shared by the worker threads. A count serves
-/// a random sample of its tasks first and an estimate samples only at random, so tasks of
-/// many splits come in any order: the cache holds as many splits as the budget gave it
-/// room for, and forgets the one used least recently. A split is built once, by the first
-/// thread that needs it; others that need it meanwhile wait for that build.
+/// The tail tables of the splits used last, shared by the worker threads. Tasks of several
+/// splits come in any order (a count serves a random sample of its tasks first, and its
+/// threads work in neighbouring splits), so the cache holds as many splits as the budget
+/// counts, and forgets the one used least recently. A split is built once while it is
+/// held, by the first thread that needs it; others that need it meanwhile wait for it.
 #[derive(Debug)]
 pub(super) struct TailCache {
     slots: usize,
