@@ -30,10 +30,10 @@ const TAIL_SHARE: usize = 8;
 
 /// The splits whose tables the tail cache holds at most, when the board has that many: a
 /// count serves a random sample of its tasks first, an estimate only samples, and two
-/// threads in neighbouring splits of the key order must not evict each other. Rebuilding
-/// a split's tables costs little beside its tasks (3.8 ms at N = 21 and 0.2 s at N = 25,
-/// whose tasks take seconds and minutes), so holding every split of an odd board, as
-/// tried, saved no time and made the memory counted per thread tenfold at N = 21.
+/// threads in neighbouring splits of the key order must not evict each other. Holding
+/// every split of an odd board, as tried, saved no time at N = 21 (`estimate 21` and the
+/// first minute of `count 21`, docs/measurements.md) and made the memory counted per
+/// thread tenfold.
 const CACHED_SPLITS: usize = 3;
 
 /// The copies of one split's tail tables a thread holds beyond the cache: the building of

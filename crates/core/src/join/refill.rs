@@ -16,7 +16,9 @@ pub(super) struct Refill<T> {
 
 /// What a fill writes through: room for a bounded number of candidates and the number
 /// kept so far. Only [`Writer::push`] advances that number, and only over an item it has
-/// just written, so every kept item is initialised.
+/// just written, so every kept item is initialised. A fill takes it by value and hands it
+/// back, so that it lives in registers: behind a reference, each store through the room
+/// might have changed the count, which the loop would then read again from memory.
 pub(super) struct Writer<'a, T> {
     room: &'a mut [MaybeUninit<T>],
     kept: usize,
@@ -60,12 +62,12 @@ impl<T: Copy> Refill<T> {
 
     /// Empties the list and lets `fill` write at most `bound` candidates through a
     /// [`Writer`], in room for at most `most` items unless `bound` needs more; the list
-    /// then holds the candidates it kept.
+    /// then holds the candidates kept in the writer `fill` returns.
     pub(super) fn refill(
         &mut self,
         bound: usize,
         most: usize,
-        fill: impl FnOnce(&mut Writer<'_, T>),
+        fill: impl FnOnce(Writer<'_, T>) -> Writer<'_, T>,
     ) {
         let room = self.room_after(bound, most) / size_of::<T>();
         if room > self.items.capacity() {
@@ -74,9 +76,8 @@ impl<T: Copy> Refill<T> {
             self.items.reserve_exact(room);
         }
         self.items.clear();
-        let mut writer = Writer { room: &mut self.items.spare_capacity_mut()[..bound], kept: 0 };
-        fill(&mut writer);
-        let kept = writer.kept;
+        let writer = Writer { room: &mut self.items.spare_capacity_mut()[..bound], kept: 0 };
+        let kept = fill(writer).kept;
         // SAFETY: the writer advanced `kept` only over items it had written, from the start
         // of the spare room of the emptied list, and within its capacity.
         unsafe { self.items.set_len(kept) };
@@ -98,13 +99,17 @@ mod tests {
     #[test]
     fn a_refill_holds_exactly_the_items_kept() {
         let mut list = Refill::of(vec![9u64; 3]);
-        list.refill(10, usize::MAX, |to| {
+        list.refill(10, usize::MAX, |mut to| {
             for item in 0..10 {
                 to.push(item, item % 3 == 0);
             }
+            to
         });
         assert_eq!(list.as_slice(), [0, 3, 6, 9]);
-        list.refill(2, usize::MAX, |to| to.push(7, false));
+        list.refill(2, usize::MAX, |mut to| {
+            to.push(7, false);
+            to
+        });
         assert_eq!(list.as_slice(), [] as [u64; 0]);
     }
 
@@ -112,9 +117,10 @@ mod tests {
     #[should_panic(expected = "index out of bounds")]
     fn a_fill_cannot_write_past_its_bound() {
         let mut list = Refill::<u64>::default();
-        list.refill(1, usize::MAX, |to| {
+        list.refill(1, usize::MAX, |mut to| {
             to.push(1, true);
             to.push(2, true);
+            to
         });
     }
 }

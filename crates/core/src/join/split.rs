@@ -136,7 +136,6 @@ pub(super) struct HalfBoard {
 impl HalfBoard {
     /// The board with a queen more, at `bit` in `row`, whose falling diagonal is `fall`
     /// (`N - 1 - row`).
-    #[inline(always)]
     pub(super) fn with_queen(self, bit: u64, row: usize, fall: usize) -> HalfBoard {
         HalfBoard {
             columns: self.columns | bit,
@@ -241,7 +240,6 @@ impl Geometry {
     }
 
     /// The crossing diagonals a half-board occupies, as one word.
-    #[inline(always)]
     pub(super) fn signature(&self, board: &HalfBoard) -> u64 {
         self.rising.extract(board.rising) | self.falling.extract(board.falling) << self.rising.len
     }

@@ -39,7 +39,6 @@ impl Meeting {
         Meeting { rising: meet(&rising), falling: meet(&|r, c| (c + n - 1 - r) as u32) }
     }
 
-    #[inline(always)]
     pub(super) fn bits(self, board: &HalfBoard) -> u64 {
         self.rising.extract(board.rising) | self.falling.extract(board.falling) << self.rising.len
     }
@@ -101,14 +100,12 @@ impl TailTable {
     }
 
     /// The columns of the half that `board` leaves free, relative to its lowest.
-    #[inline(always)]
     pub(super) fn free_columns(&self, board: &HalfBoard) -> usize {
         ((self.half.columns & !board.columns) >> self.half.low) as usize
     }
 
     /// The tail boards of the rows `subset` on the columns `free`, which complete the
     /// north boards that leave those columns free where their diagonals do not meet.
-    #[inline(always)]
     pub(super) fn group(&self, subset: usize, free: usize) -> &[TailBoard] {
         let group = subset * self.masks + free;
         &self.boards[self.starts[group] as usize..self.starts[group + 1] as usize]

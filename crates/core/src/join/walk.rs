@@ -521,7 +521,11 @@ fn pieces(north: &NorthBoards, table: &TailTable, subset: usize, most: usize) ->
 /// Writes every board of `from` with one more queen in `next.row`, on a column of the half
 /// that the board has free and that is open and not attacked by the board. Every free
 /// column is written and only the good ones kept, so the loop has no unpredictable branch.
-fn write_extensions(from: &[HalfBoard], next: NextRow, to: &mut Writer<'_, HalfBoard>) {
+fn write_extensions<'w>(
+    from: &[HalfBoard],
+    next: NextRow,
+    mut to: Writer<'w, HalfBoard>,
+) -> Writer<'w, HalfBoard> {
     for board in from {
         let mut candidates = next.columns & !board.columns;
         let open = next.open & !(board.rising >> next.row) & !(board.falling >> next.fall);
@@ -531,18 +535,19 @@ fn write_extensions(from: &[HalfBoard], next: NextRow, to: &mut Writer<'_, HalfB
             to.push(board.with_queen(bit, next.row, next.fall), open & bit != 0);
         }
     }
+    to
 }
 
 /// Writes the signature of every complete half-board that a north board in `boards` and
 /// a tail board of the rows `subset` on its free columns make, where their diagonals do
 /// not meet. Like [`write_extensions`], it writes every pair it tests.
-fn write_signatures(
+fn write_signatures<'w>(
     north: &NorthBoards,
     boards: &Range<usize>,
     table: &TailTable,
     subset: usize,
-    to: &mut Writer<'_, u64>,
-) {
+    mut to: Writer<'w, u64>,
+) -> Writer<'w, u64> {
     let first = north.runs.partition_point(|(_, run)| run.end <= boards.start);
     for (free, run) in &north.runs[first..] {
         if run.start >= boards.end {
@@ -556,4 +561,5 @@ fn write_signatures(
             }
         }
     }
+    to
 }
