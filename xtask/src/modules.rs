@@ -84,9 +84,9 @@ const RULES: [Rule; 4] = [
             Forbidden::Identifier("JOIN_"),
             Forbidden::InString("half-board"),
         ],
-        why: "the CLI names no engine: it knows methods through Method::ALL and \
-              Method::fastest and the rest through the Problem, so that adding an engine \
-              touches only the core and the --method help",
+        why: "the CLI names no engine: it knows methods through Method::ALL, \
+              Method::auto and Method::fastest and the rest through the Problem, so that \
+              adding an engine touches only the core and the --method help",
     },
 ];
 
