@@ -71,7 +71,7 @@ impl Budget {
         }
         let room = usize::try_from(memory_per_thread - SCRATCH_BYTES).unwrap_or(usize::MAX);
         let (tail_rows, tail_bytes) = tail_for(geometry, room / TAIL_SHARE);
-        let cached_splits = CACHED_SPLITS.min(geometry.splits().len());
+        let cached_splits = CACHED_SPLITS.min(geometry.split_count());
         let mut budget = Budget { lists: 0, tail_rows, tail_bytes, cached_splits };
         budget.lists = room - budget.tail_table_bytes();
         Ok(budget)

@@ -111,7 +111,7 @@ impl Join {
     /// pairs, and stops as soon as it holds more than `limit` bytes, returning the most it
     /// held.
     fn probe_bytes(&self, limit: usize) -> usize {
-        let mut split = self.geometry.splits().swap_remove(0);
+        let mut split = self.geometry.first_split();
         split.reflect = false;
         let mut rows = split.order.clone();
         rows.sort_unstable();
@@ -173,7 +173,7 @@ impl Engine for Join {
 
 #[cfg(test)]
 mod tests {
-    use nqueens_test_support::count_solutions_within;
+    use nqueens_test_support::{count_solutions_within, row_set_weight};
 
     use super::split::{Centre, canonical_centres};
     use super::*;
@@ -213,14 +213,7 @@ mod tests {
         }
         let set: u32 =
             key.iter().enumerate().filter(|&(_, &west)| west == 1).fold(0, |s, (r, _)| s | 1 << r);
-        let mirror =
-            |s: u32| (0..n).filter(|&r| s >> r & 1 == 1).fold(0u32, |m, r| m | 1 << (n - 1 - r));
-        let all = (1u32 << n) - 1;
-        let mut orbit = vec![set, mirror(set), all & !set, mirror(all & !set)];
-        orbit.sort_unstable();
-        orbit.dedup();
-        let counted = orbit.iter().filter(|&&s| s & 1 == 1).min().copied();
-        if counted == Some(set) { orbit.len() as u128 } else { 0 }
+        row_set_weight(n, set)
     }
 
     #[test]

@@ -258,6 +258,19 @@ impl Geometry {
         if self.n.is_multiple_of(2) { self.n } else { self.n.saturating_sub(2) }
     }
 
+    /// How many splits the board's tasks work in, without building them.
+    pub(super) fn split_count(&self) -> usize {
+        self.centres.len().max(1)
+    }
+
+    /// The first split of [`Geometry::splits`], without building the others.
+    pub(super) fn first_split(&self) -> Split {
+        match self.centres.first() {
+            Some(&(centre, weight)) => self.odd_split(centre, weight),
+            None => self.even_split(),
+        }
+    }
+
     /// Every split the board's tasks work in: the even board's one, or one per canonical
     /// centre placement.
     pub(super) fn splits(&self) -> Vec<Split> {
@@ -435,6 +448,16 @@ mod tests {
                 .filter(|&(r, c)| r == middle || r.abs_diff(middle) != c.abs_diff(middle))
                 .count();
             assert_eq!(weights, all as u128, "N = {n}");
+        }
+    }
+
+    #[test]
+    fn the_first_split_and_the_count_agree_with_the_list() {
+        for n in 1..=13 {
+            let geometry = Geometry::new(n);
+            let splits = geometry.splits();
+            assert_eq!(geometry.split_count(), splits.len(), "N = {n}");
+            assert_eq!(geometry.first_split().centre, splits[0].centre, "N = {n}");
         }
     }
 
