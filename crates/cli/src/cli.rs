@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use nqueens_core::{Kernel, Method};
+use nqueens_core::{Kernel, Method, Turn};
 use nqueens_scheduler::Shard;
 
 /// Counts N-Queens solutions: all of them (OEIS A000170) and those distinct under the
@@ -82,6 +82,12 @@ pub(crate) struct CountArgs {
     /// symmetry, so no unique count is reported.
     #[arg(long, value_name = "R:C,...", value_delimiter = ',', value_parser = parse_queen)]
     pub(crate) place: Vec<(usize, usize)>,
+
+    /// Count only the solutions that a turn of the board leaves unchanged: half-turn (OEIS
+    /// A032522) or quarter-turn (OEIS A033148), with a search of their own; no unique count
+    /// is reported.
+    #[arg(long, value_name = "TURN", conflicts_with_all = ["place", "method"])]
+    pub(crate) symmetric: Option<Turn>,
 
     /// Rows fixed in each task [default: enough for at least 64 tasks per thread].
     #[arg(long, value_name = "K")]

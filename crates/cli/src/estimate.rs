@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use nqueens_core::{Method, Problem, Task, count_rotation_fixed};
+use nqueens_core::{Method, Problem, Task, Turn, count_rotation_fixed};
 use nqueens_scheduler::{
     CostModel, Finish, Prediction, Progress, Runner, Shard, makespan, sample_first_order,
     stratified_order,
@@ -81,12 +81,15 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let unique_started = Instant::now();
     let n = problem.n();
     let timed = signals.interruptible(move || {
-        count_rotation_fixed(n, 2);
-        count_rotation_fixed(n, 1);
+        Turn::ALL
+            .map(|turn| count_rotation_fixed(n, turn))
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
     });
-    if timed.is_none() {
+    let Some(timed) = timed else {
         return Ok(stopped(&signals));
-    }
+    };
+    timed?;
     // And it counts the solutions fixed by rotations once its tasks are done.
     let fixed_s = setup_s + unique_started.elapsed().as_secs_f64();
 

@@ -166,9 +166,15 @@ impl CountReport {
     /// One line of text.
     pub(crate) fn text(&self) -> String {
         let run = &self.run;
-        let place = match run.placement {
-            Some(_) => format!(" place={}", run.place_text()),
-            None => String::new(),
+        let place = match (&run.placement, run.symmetric) {
+            (Some(_), _) => format!(" place={}", run.place_text()),
+            (None, Some(turn)) => format!(" symmetric={turn}"),
+            (None, None) => String::new(),
+        };
+        // A count of the solutions a turn leaves unchanged has no unique count to miss.
+        let no_unique = match run.symmetric {
+            Some(_) => "",
+            None => " (unique is not defined for a partial board)",
         };
         let (n, threads, elapsed) = (run.n, self.threads, self.elapsed_s);
         // Every figure names the kernel it ran on; old join reports have none.
@@ -188,8 +194,8 @@ impl CountReport {
                 shard.index, shard.count, self.total
             ),
             (None, None) => format!(
-                "N={n}{place} total={} method={method} threads={threads} elapsed={elapsed:.3}s \
-                 (unique is not defined for a partial board)",
+                "N={n}{place} total={} method={method} threads={threads} \
+                 elapsed={elapsed:.3}s{no_unique}",
                 self.total
             ),
         };
@@ -219,6 +225,7 @@ mod tests {
             n: 27,
             method: Method::Join,
             placement: None,
+            symmetric: None,
             depth: 3,
             tasks: 1264,
             task_digest: "0123456789abcdef".to_owned(),

@@ -4,7 +4,7 @@
 use std::num::NonZeroUsize;
 
 use anyhow::Context;
-use nqueens_core::{ENGINE_VERSION, Method, Problem, Task};
+use nqueens_core::{ENGINE_VERSION, Method, Problem, Task, Turn};
 use nqueens_scheduler::{Identity, fnv1a};
 use serde::{Deserialize, Serialize};
 
@@ -66,9 +66,15 @@ impl RunSpec {
 }
 
 /// The problem `args` describe: the method (auto picks the fastest for N, or the plain
-/// method where queens are placed), the placed queens and the kernel.
+/// method where queens are placed), the placed queens and the kernel; or the solutions a
+/// turn leaves unchanged, whose search is plain backtracking of their own.
 pub(crate) fn problem(args: &CountArgs) -> anyhow::Result<Problem> {
-    board(&args.board, &args.place)
+    match args.symmetric {
+        Some(turn) => {
+            Ok(Problem::unchanged_by(args.board.n, turn)?.with_kernel(args.board.kernel)?)
+        }
+        None => board(&args.board, &args.place),
+    }
 }
 
 /// The problem of `board`'s size, method (auto picks the fastest for N, or the one that
@@ -150,6 +156,9 @@ pub(crate) struct RunIdentity {
     /// The queens placed in advance, as `[row, column]` counted from 1; absent without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) placement: Option<Vec<[usize; 2]>>,
+    /// The turn whose unchanged solutions are counted; absent for a count of all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) symmetric: Option<Turn>,
     pub(crate) depth: usize,
     /// Tasks in the whole task list (all shards).
     pub(crate) tasks: usize,
@@ -166,6 +175,7 @@ impl RunIdentity {
             placement: problem
                 .placement()
                 .map(|p| p.queens().map(|(row, column)| [row + 1, column + 1]).collect()),
+            symmetric: problem.turn(),
             depth,
             tasks: tasks.len(),
             task_digest: digest(tasks, problem),
@@ -202,30 +212,34 @@ impl RunIdentity {
     /// The problem this identity counts, as `merge` rebuilds it from a shard's report.
     pub(crate) fn problem(&self) -> anyhow::Result<Problem> {
         let problem = Problem::new(self.n, self.method)?;
-        Ok(match self.queens()? {
-            Some(queens) => problem.with_placement(&queens)?,
-            None => problem,
+        Ok(match (self.queens()?, self.symmetric) {
+            (Some(queens), _) => problem.with_placement(&queens)?,
+            (None, Some(turn)) => problem.fixed_by(turn)?,
+            (None, None) => problem,
         })
     }
 
-    /// The identity field by field, most telling first; the placement is `none` without.
-    fn named_fields(&self) -> [(&'static str, String); 6] {
+    /// The identity field by field, most telling first; the placement and the turn are
+    /// `none` without.
+    fn named_fields(&self) -> [(&'static str, String); 7] {
         [
             ("n", self.n.to_string()),
             ("method", self.method.to_string()),
             ("placement", self.place_text()),
+            ("symmetric", self.symmetric.map_or("none".to_owned(), |turn| turn.to_string())),
             ("depth", self.depth.to_string()),
             ("task_digest", self.task_digest.clone()),
             ("engine_version", self.engine_version.clone()),
         ]
     }
 
-    /// The identity as checkpoints record it. The placement is there only when there is
-    /// one, so that checkpoints written before placements existed resume.
+    /// The identity as checkpoints record it. The placement and the turn are there only
+    /// when there is one, so that checkpoints written before they existed resume.
     pub(crate) fn fields(&self) -> Identity {
         self.named_fields()
             .into_iter()
             .filter(|(name, _)| *name != "placement" || self.placement.is_some())
+            .filter(|(name, _)| *name != "symmetric" || self.symmetric.is_some())
             .map(|(name, value)| (name.to_owned(), value))
             .collect()
     }
@@ -240,9 +254,10 @@ impl RunIdentity {
     }
 }
 
-/// A hash of every task's key, in order, and of the placed queens: equal digests mean
-/// equal task lists. Shallow tasks of different placements can have the same keys, so the
-/// placement is hashed too; without one the digest is what it always was.
+/// A hash of every task's key, in order, and of the placed queens or the turn: equal
+/// digests mean equal task lists. Shallow tasks of different placements, or of a turn and
+/// a whole count, can have the same keys, so those are hashed too; without them the
+/// digest is what it always was.
 fn digest(tasks: &[Task], problem: &Problem) -> String {
     let mut bytes = Vec::new();
     for task in tasks {
@@ -251,6 +266,9 @@ fn digest(tasks: &[Task], problem: &Problem) -> String {
     }
     if let Some(placement) = problem.placement() {
         bytes.extend_from_slice(format!("placement {placement}").as_bytes());
+    }
+    if let Some(turn) = problem.turn() {
+        bytes.extend_from_slice(format!("symmetric {turn}").as_bytes());
     }
     format!("{:016x}", fnv1a(&bytes))
 }

@@ -4,7 +4,7 @@
 use std::process::{Command, Output};
 
 #[cfg(feature = "mpi")]
-use nqueens_test_support::known_counts;
+use nqueens_test_support::{known_counts, known_rotation_fixed};
 #[cfg(feature = "mpi")]
 use serde_json::Value;
 
@@ -96,6 +96,20 @@ fn the_text_output_is_that_of_count() {
         "{text}"
     );
     assert_eq!(text.lines().count(), 1);
+}
+
+#[cfg(feature = "mpi")]
+#[test]
+fn ranks_find_the_known_half_turn_count() {
+    for mode in [None, Some("--mpi-static")] {
+        let mut args = vec!["count", "20", "--mpi", "--json", "--symmetric", "half-turn"];
+        args.extend(mode);
+        let output = mpirun(2, &args);
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+        let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(u128::from(value["total"].as_u64().unwrap()), known_rotation_fixed(20).0);
+        assert_eq!(value["symmetric"], "half-turn");
+    }
 }
 
 #[cfg(feature = "mpi")]

@@ -103,6 +103,13 @@ pub enum Error {
         /// The largest board the kernel holds.
         max_n: usize,
     },
+    /// A vector kernel was asked for a search that runs on the scalar kernel only.
+    ScalarOnly {
+        /// The search's name, as its tasks carry it.
+        search: &'static str,
+        /// The kernel asked for.
+        kernel: Kernel,
+    },
     /// A sum or product of counts left the range of `u128`.
     Overflow,
     /// Counts that must agree by a theorem did not; a bug, never a user error.
@@ -169,6 +176,11 @@ impl fmt::Display for Error {
             Error::Kernel { kernel, .. } => {
                 write!(f, "this processor cannot run the {kernel} kernel; use --kernel auto")
             }
+            Error::ScalarOnly { search, kernel } => write!(
+                f,
+                "the {search} count runs on the scalar kernel only, not {kernel}; use --kernel \
+                 auto"
+            ),
             Error::Overflow => f.write_str("a count overflowed 128 bits"),
             Error::Inconsistent(what) => write!(f, "internal inconsistency: {what}"),
         }

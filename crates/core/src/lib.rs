@@ -64,7 +64,7 @@ pub use crate::counts::Counts;
 pub use crate::engine::{DEFAULT_MEMORY_PER_THREAD, Task};
 pub use crate::enumerate::{Enumeration, EnumerationTask};
 pub use crate::error::Error;
-pub use crate::fixed::{count_rotation_fixed, unique_by_burnside};
+pub use crate::fixed::{Turn, UnknownTurn, count_rotation_fixed, unique_by_burnside};
 pub use crate::kernel::{Kernel, MAX_LANE_N};
 pub use crate::mask::{MAX_N, Mask, MaskWidth};
 pub use crate::method::{Method, UnknownMethod};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::counts::Counts;
 use crate::engine::{DEFAULT_MEMORY_PER_THREAD, Engine, Setup, Task};
 use crate::error::Error;
-use crate::fixed::unique_by_burnside;
+use crate::fixed::{RotationFixed, Turn, unique_by_burnside};
 use crate::kernel::Kernel;
 use crate::mask::{MAX_N, MaskWidth};
 use crate::method::Method;
@@ -21,6 +21,8 @@ pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub struct Problem {
     method: Method,
     setup: Setup,
+    /// Count only the solutions this turn leaves unchanged, with their own search.
+    turn: Option<Turn>,
     engine: Arc<dyn Engine>,
 }
 
@@ -59,10 +61,12 @@ pub struct MemoryPlan {
 /// The answer to a count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outcome {
-    /// All solutions (OEIS A000170), or those holding the placed queens.
+    /// All solutions (OEIS A000170), those holding the placed queens, or those a turn
+    /// leaves unchanged.
     pub total: u128,
     /// Solutions distinct under rotations and reflections (OEIS A002562); `None` when
-    /// queens were placed in advance, since a partial board is not symmetric.
+    /// queens were placed in advance, since a partial board is not symmetric, and for a
+    /// count of the solutions a turn leaves unchanged.
     pub unique: Option<u128>,
 }
 
@@ -79,11 +83,38 @@ impl Problem {
             placement: None,
             memory_per_thread: DEFAULT_MEMORY_PER_THREAD,
         };
-        Problem::build(method, setup)
+        Problem::build(method, setup, None)
     }
 
-    fn build(method: Method, setup: Setup) -> Result<Problem, Error> {
-        Ok(Problem { method, setup, engine: method.engine(&setup)? })
+    fn build(method: Method, setup: Setup, turn: Option<Turn>) -> Result<Problem, Error> {
+        let engine: Arc<dyn Engine> = match turn {
+            Some(turn) => Arc::new(RotationFixed::new(setup.n, turn, setup.kernel)?),
+            None => method.engine(&setup)?,
+        };
+        Ok(Problem { method, setup, turn, engine })
+    }
+
+    /// The solutions of an `n`-board that `turn` leaves unchanged, as [`Problem::fixed_by`]
+    /// counts them; its method is the plain one, since their search is plain backtracking
+    /// of their own.
+    pub fn unchanged_by(n: usize, turn: Turn) -> Result<Problem, Error> {
+        Problem::new(n, Method::Plain)?.fixed_by(turn)
+    }
+
+    /// The same board, counting only the solutions that `turn` leaves unchanged (OEIS
+    /// A032522 for a half turn, A033148 for a quarter turn) with their own search, whatever
+    /// the method. A partial board has no symmetry: with queens placed in advance it is
+    /// refused with [`Error::PlacementMethod`].
+    pub fn fixed_by(&self, turn: Turn) -> Result<Problem, Error> {
+        if self.setup.placement.is_some() {
+            return Err(Error::PlacementMethod { method: turn.name() });
+        }
+        Problem::build(self.method, self.setup, Some(turn))
+    }
+
+    /// The turn whose unchanged solutions are counted, if the count is of those.
+    pub fn turn(&self) -> Option<Turn> {
+        self.turn
     }
 
     /// The same problem counting only the solutions that hold `queens`, given as 0-based
@@ -91,11 +122,14 @@ impl Problem {
     /// the method must be [`Method::Plain`] ([`Error::PlacementMethod`] otherwise); queens
     /// off the board or attacking each other are refused with [`Error::Placement`].
     pub fn with_placement(&self, queens: &[(usize, usize)]) -> Result<Problem, Error> {
+        if let Some(turn) = self.turn {
+            return Err(Error::PlacementMethod { method: turn.name() });
+        }
         if self.method != Method::Plain {
             return Err(Error::PlacementMethod { method: self.method.name() });
         }
         let placement = Some(Placement::new(self.setup.n, queens)?);
-        Problem::build(self.method, Setup { placement, ..self.setup })
+        Problem::build(self.method, Setup { placement, ..self.setup }, self.turn)
     }
 
     /// The same problem on masks of the given width (wider masks are slower, never wrong).
@@ -103,14 +137,14 @@ impl Problem {
         if self.setup.n > width.columns() {
             return Err(Error::MaskTooNarrow { n: self.setup.n, columns: width.columns() });
         }
-        Problem::build(self.method, Setup { width, ..self.setup })
+        Problem::build(self.method, Setup { width, ..self.setup }, self.turn)
     }
 
     /// The same problem counted on the given kernel: the backtracking's lanes, or the
     /// join's pair test. A kernel the processor lacks, or a lane kernel asked for a board
     /// above 28 rows, is refused with [`Error::Kernel`].
     pub fn with_kernel(&self, kernel: Kernel) -> Result<Problem, Error> {
-        Problem::build(self.method, Setup { kernel, ..self.setup })
+        Problem::build(self.method, Setup { kernel, ..self.setup }, self.turn)
     }
 
     /// The same problem holding at most `bytes` per worker thread: the join splits the
@@ -119,7 +153,7 @@ impl Problem {
     /// with [`Error::MemoryBudget`]. Backtracking needs only a board per thread, and
     /// ignores it.
     pub fn with_memory_per_thread(&self, bytes: u64) -> Result<Problem, Error> {
-        Problem::build(self.method, Setup { memory_per_thread: bytes, ..self.setup })
+        Problem::build(self.method, Setup { memory_per_thread: bytes, ..self.setup }, self.turn)
     }
 
     /// The most bytes per thread the count may hold: [`DEFAULT_MEMORY_PER_THREAD`] unless
@@ -189,7 +223,10 @@ impl Problem {
     /// What the method's node counts count: `"node"` (a queen placed) or `"pair"` (a pair
     /// of half-boards tested).
     pub fn work_unit(&self) -> &'static str {
-        self.method.work_unit()
+        match self.turn {
+            Some(_) => crate::fixed::WORK_UNIT,
+            None => self.method.work_unit(),
+        }
     }
 
     /// The kernel the count runs on this processor: for [`Kernel::Auto`], the widest it has
@@ -262,7 +299,7 @@ impl Problem {
                 counts.total, counts.thirds
             )));
         }
-        let unique = if self.setup.placement.is_some() {
+        let unique = if self.setup.placement.is_some() || self.turn.is_some() {
             None
         } else {
             Some(unique_by_burnside(self.n(), counts.total)?)

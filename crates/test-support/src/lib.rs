@@ -1,5 +1,5 @@
-//! Test-only helpers shared by the workspace's tests: the known counts (OEIS A000170 and
-//! A002562, from `testdata/known-counts.json`), brute-force oracles, what this
+//! Test-only helpers shared by the workspace's tests: the known counts (OEIS A000170,
+//! A002562, A032522 and A033148, from `testdata/known-counts.json`), brute-force oracles, what this
 //! processor's kernels should do, and a seeded random generator for reproducible data.
 //!
 //! The oracles are deliberately naive, and this crate does not depend on `nqueens-core`:
@@ -12,34 +12,91 @@ use std::sync::LazyLock;
 
 use proptest::prelude::*;
 
-/// `(n, total, unique)` for every board in `testdata/known-counts.json`, read once.
-static KNOWN: LazyLock<Vec<(usize, u128, u128)>> = LazyLock::new(|| {
+/// One board's line of `testdata/known-counts.json`.
+#[derive(Clone, Copy)]
+struct Known {
+    n: usize,
+    total: u128,
+    unique: u128,
+    half_turn: u128,
+    quarter_turn: u128,
+}
+
+/// Every board in `testdata/known-counts.json`, read once.
+static KNOWN: LazyLock<Vec<Known>> = LazyLock::new(|| {
     let text = include_str!("../../../testdata/known-counts.json");
     let json: serde_json::Value = serde_json::from_str(text).expect("known counts are JSON");
     let number = |entry: &serde_json::Value, name: &str| {
-        entry[name].as_u64().unwrap_or_else(|| panic!("{name} is not an integer in {entry}"))
+        let value =
+            entry[name].as_u64().unwrap_or_else(|| panic!("{name} is not an integer in {entry}"));
+        u128::from(value)
     };
     json["counts"]
         .as_array()
         .expect("a list of counts")
         .iter()
-        .map(|entry| {
-            let n = usize::try_from(number(entry, "n")).expect("a board size");
-            (n, u128::from(number(entry, "total")), u128::from(number(entry, "unique")))
+        .map(|entry| Known {
+            n: usize::try_from(number(entry, "n")).expect("a board size"),
+            total: number(entry, "total"),
+            unique: number(entry, "unique"),
+            half_turn: number(entry, "half_turn"),
+            quarter_turn: number(entry, "quarter_turn"),
         })
         .collect()
 });
 
+fn listed(n: usize) -> Option<Known> {
+    KNOWN.iter().find(|known| known.n == n).copied()
+}
+
 /// `(total, unique)` for an `n`-board, or `None` if `testdata/known-counts.json` does not
 /// list it.
 pub fn listed_counts(n: usize) -> Option<(u128, u128)> {
-    KNOWN.iter().find(|&&(listed, _, _)| listed == n).map(|&(_, total, unique)| (total, unique))
+    listed(n).map(|known| (known.total, known.unique))
 }
 
 /// `(total, unique)` for an `n`-board; panics if `testdata/known-counts.json` does not list
 /// it, since a test asking for it is wrong.
 pub fn known_counts(n: usize) -> (u128, u128) {
     listed_counts(n).unwrap_or_else(|| panic!("no known count for N = {n}"))
+}
+
+/// The solutions of an `n`-board that a half turn (OEIS A032522) and a quarter turn (OEIS
+/// A033148) leave unchanged; panics if `testdata/known-counts.json` does not list it.
+pub fn known_rotation_fixed(n: usize) -> (u128, u128) {
+    let known = listed(n).unwrap_or_else(|| panic!("no known count for N = {n}"));
+    (known.half_turn, known.quarter_turn)
+}
+
+/// The boards `testdata/known-counts.json` lists.
+pub fn listed_boards() -> impl Iterator<Item = usize> {
+    KNOWN.iter().map(|known| known.n)
+}
+
+/// How many of `solutions` (one column per row) a half turn and a quarter turn leave
+/// unchanged, one by one: the brute force the rotation-fixed searches are checked against.
+pub fn rotation_fixed_among(solutions: &[Vec<usize>]) -> (u128, u128) {
+    let turned = |columns: &[usize]| {
+        // A quarter turn takes the queen at (row, column) to (column, n - 1 - row).
+        let n = columns.len();
+        let mut image = vec![0; n];
+        for (row, &column) in columns.iter().enumerate() {
+            image[column] = n - 1 - row;
+        }
+        image
+    };
+    let (mut half, mut quarter) = (0, 0);
+    for columns in solutions {
+        let once = turned(columns);
+        let twice = turned(&once);
+        if twice == *columns {
+            half += 1;
+            if once == *columns {
+                quarter += 1;
+            }
+        }
+    }
+    (half, quarter)
 }
 
 /// Whether one column per row is a solution: at least one queen, every queen on the board,
