@@ -89,6 +89,22 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "TURN", conflicts_with_all = ["place", "method"])]
     pub(crate) symmetric: Option<Turn>,
 
+    /// Count a seeded share F (0 < F <= 1) of the tasks again on another kernel once the
+    /// count is done, and report the total only if every one agrees; a task that does not
+    /// is named. Costs about F of the count's time.
+    #[arg(
+        long,
+        value_name = "F",
+        allow_negative_numbers = true,
+        value_parser = parse_fraction,
+        conflicts_with = "mpi"
+    )]
+    pub(crate) audit: Option<f64>,
+
+    /// The seed that chooses the audited tasks.
+    #[arg(long, value_name = "S", default_value_t = 0, requires = "audit")]
+    pub(crate) audit_seed: u64,
+
     /// Rows fixed in each task [default: enough for at least 64 tasks per thread].
     #[arg(long, value_name = "K")]
     pub(crate) depth: Option<usize>,
@@ -158,6 +174,14 @@ fn parse_kernel(text: &str) -> Result<Kernel, String> {
 /// "number would be zero for non-zero type".
 fn parse_positive(text: &str) -> Result<NonZeroUsize, String> {
     NonZeroUsize::new(parse_whole(text)?).ok_or_else(|| "must be at least 1".to_owned())
+}
+
+/// A share of the tasks: a number above 0 and at most 1.
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(share) if share > 0.0 && share <= 1.0 => Ok(share),
+        _ => Err(format!("'{text}' is not a share of the tasks above 0 and at most 1")),
+    }
 }
 
 /// A whole number, where clap's own parser would answer `-3` with "unexpected argument"

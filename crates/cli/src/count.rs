@@ -5,9 +5,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use nqueens_core::{Counts, MemoryLimit, Problem, Task};
+use nqueens_core::{MemoryLimit, Problem, Task};
 use nqueens_scheduler::{CheckpointError, Finish, Runner, Shard};
 
+use crate::audit::{Audit, Tally};
 use crate::cli::CountArgs;
 use crate::exit::{self, usage};
 use crate::host::Host;
@@ -41,13 +42,19 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     };
     let RunSpec { problem, tasks, identity } = RunSpec::new(problem, args.depth, sharing)?;
 
+    let audit = args.audit.map(|share| Audit::choose(share, args.audit_seed, shard, tasks.len()));
     let count_nodes = args.stats;
     let solver = problem.clone();
+    let keeper = audit.clone();
+    let indexed: Vec<(usize, Task)> = tasks.iter().cloned().enumerate().collect();
     let mut runner = Runner::new(
-        tasks,
-        move |task: &Task| solver.solve(task, count_nodes),
-        |a: &Counts, b: &Counts| a.merge(b),
-        Counts::default(),
+        indexed,
+        move |(index, task): &(usize, Task)| {
+            let counts = solver.solve(task, count_nodes)?;
+            Ok(Tally::of_task(counts, *index, keeper.as_ref()))
+        },
+        Tally::merge,
+        Tally::default(),
     )
     .threads(threads)
     .shard(shard)
@@ -59,6 +66,10 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         if args.stats {
             // Node counts of a run that did not count them cannot be finished by one that does.
             fields.insert("stats".to_owned(), "nodes counted".to_owned());
+        }
+        if let Some(audit) = &audit {
+            // Only the tasks of the same audit keep their results.
+            fields.insert("audit".to_owned(), audit.identity());
         }
         runner = runner.checkpoint(path, checkpoint_every, fields);
     }
@@ -79,7 +90,23 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(signals.exit_code());
     }
-    let counts = report.result;
+    let Tally { counts, by_task } = report.result;
+    let audited = match &audit {
+        Some(audit) => match audit.check(&problem, &tasks, &by_task, threads, &signals)? {
+            Some(audited) => Some(audited),
+            None => {
+                say!(
+                    "stopped while auditing, after every task had finished: N={} total={} \
+                     (not audited); {}",
+                    problem.n(),
+                    counts.total,
+                    saved.resume_hint()
+                );
+                return Ok(signals.exit_code());
+            }
+        },
+        None => None,
+    };
     let whole = shard == Shard::WHOLE;
     let unique = if whole {
         // The rotation-fixed count takes minutes from N = 24: a signal must not wait for it.
@@ -111,6 +138,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
             .stats
             .then(|| NodeStats::of_this_process(counts.nodes, report.elapsed, threads)),
         host: Some(Host::this()),
+        audit: audited,
     };
     let printed = CountReport::new(identity, finished).print(args.json);
     if let (Some(path), Some(failure)) = (saved.path, &saved.failure) {

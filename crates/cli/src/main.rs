@@ -4,6 +4,7 @@
 // error; `print!` and `eprint!` would panic on a closed or full stream.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod audit;
 mod cli;
 mod count;
 mod estimate;

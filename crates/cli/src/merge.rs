@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use nqueens_core::Counts;
 
+use crate::audit::AuditReport;
 use crate::cli::MergeArgs;
 use crate::exit::usage;
 use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
@@ -71,9 +72,23 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             .all(|(_, s, _)| s.host == first.host)
             .then(|| first.host.clone())
             .flatten(),
+        audit: merged_audit(shards.iter().map(|(_, shard, _)| shard.audit.as_ref())),
     };
     CountReport::new(first.run.clone(), finished).print(args.json)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The shards' audits as one, if every shard was audited alike: their tasks add up.
+fn merged_audit<'a>(audits: impl Iterator<Item = Option<&'a AuditReport>>) -> Option<AuditReport> {
+    audits.map(|audit| audit.cloned()).reduce(|merged, audit| match (merged, audit) {
+        (Some(merged), Some(audit))
+            if (merged.fraction, merged.seed) == (audit.fraction, audit.seed) =>
+        {
+            let tasks = merged.tasks + audit.tasks;
+            Some(AuditReport { tasks, agreed: merged.agreed + audit.agreed, ..merged })
+        }
+        _ => None,
+    })?
 }
 
 fn read(path: &Path) -> anyhow::Result<CountReport> {

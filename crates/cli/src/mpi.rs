@@ -130,6 +130,7 @@ fn share(
         shard: None,
         stats: args.stats.then(|| NodeStats::of_this_process(counts.nodes, elapsed, all_threads)),
         host: None,
+        audit: None,
     };
     CountReport::new(identity, finished).print(args.json)?;
     Ok(ExitCode::SUCCESS)

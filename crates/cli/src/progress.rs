@@ -10,6 +10,17 @@ use nqueens_scheduler::Progress;
 use crate::cli::ProgressMode;
 use crate::output::say;
 
+/// What a run's partial result says of the solutions found so far.
+pub(crate) trait Found {
+    fn found(&self) -> u128;
+}
+
+impl Found for Counts {
+    fn found(&self) -> u128 {
+        self.total
+    }
+}
+
 /// How often `--progress log` prints a line.
 const LOG_EVERY: Duration = Duration::from_secs(5);
 
@@ -39,7 +50,7 @@ impl Display {
         Display { view, checkpoint_failing: false }
     }
 
-    pub(crate) fn update(&mut self, progress: &Progress<'_, Counts>) {
+    pub(crate) fn update(&mut self, progress: &Progress<'_, impl Found>) {
         self.view.update(progress);
         let failure = progress.checkpoint_failure;
         if failure.is_some() != self.checkpoint_failing {
@@ -83,7 +94,7 @@ impl View {
         }
     }
 
-    fn update(&mut self, progress: &Progress<'_, Counts>) {
+    fn update(&mut self, progress: &Progress<'_, impl Found>) {
         match self {
             View::Bar(bar) => {
                 if bar.length() != Some(progress.total as u64) {
@@ -107,15 +118,15 @@ impl View {
     }
 }
 
-fn solutions_so_far(progress: &Progress<'_, Counts>) -> String {
+fn solutions_so_far(progress: &Progress<'_, impl Found>) -> String {
     let seconds = progress.session.as_secs_f64();
-    let found_now = progress.partial.total as f64;
+    let found_now = progress.partial.found() as f64;
     let rate =
         if seconds > 0.0 { found_now / progress.elapsed.as_secs_f64().max(seconds) } else { 0.0 };
-    format!("{} solutions, {}/s", progress.partial.total, human(rate))
+    format!("{} solutions, {}/s", progress.partial.found(), human(rate))
 }
 
-fn log_line(progress: &Progress<'_, Counts>) -> String {
+fn log_line(progress: &Progress<'_, impl Found>) -> String {
     let percent = if progress.total == 0 {
         100.0
     } else {
@@ -138,7 +149,7 @@ pub(crate) fn draws_bar(mode: ProgressMode) -> bool {
 
 /// Seconds until the run ends: from the scheduler's cost model, which times every part of
 /// the list, or, where it has none (a run over MPI), from the tasks done so far.
-fn eta(progress: &Progress<'_, Counts>) -> Option<f64> {
+fn eta<R>(progress: &Progress<'_, R>) -> Option<f64> {
     if let Some(eta) = progress.eta {
         return Some(eta.as_secs_f64());
     }

@@ -6,6 +6,7 @@ use std::time::Duration;
 use nqueens_core::{Counts, Kernel};
 use serde::{Deserialize, Serialize};
 
+use crate::audit::AuditReport;
 use crate::host::Host;
 use crate::memory;
 use crate::output;
@@ -52,6 +53,9 @@ pub(crate) struct CountReport {
     /// before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) host: Option<Host>,
+    /// What `--audit` counted again, all of it in agreement; absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) audit: Option<AuditReport>,
 }
 
 /// Which shard of how many a report covers.
@@ -129,6 +133,7 @@ pub(crate) struct Finished {
     pub(crate) shard: Option<ShardInfo>,
     pub(crate) stats: Option<NodeStats>,
     pub(crate) host: Option<Host>,
+    pub(crate) audit: Option<AuditReport>,
 }
 
 impl CountReport {
@@ -147,6 +152,7 @@ impl CountReport {
             counts: finished.counts,
             stats: finished.stats,
             host: finished.host,
+            audit: finished.audit,
         }
     }
 
@@ -199,6 +205,12 @@ impl CountReport {
                 self.total
             ),
         };
+        let line = match &self.audit {
+            Some(audit) => {
+                format!("{line} audit={}/{} agreed on {}", audit.agreed, audit.tasks, audit.kernel)
+            }
+            None => line,
+        };
         let Some(stats) = &self.stats else { return line };
         let unit = self.run.method.work_unit();
         let peak = stats
@@ -241,6 +253,7 @@ mod tests {
             shard: None,
             stats: Some(NodeStats::new(counts.nodes, 1e9, None)),
             host: None,
+            audit: None,
         };
         CountReport::new(run, finished)
     }

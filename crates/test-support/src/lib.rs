@@ -68,11 +68,6 @@ pub fn known_rotation_fixed(n: usize) -> (u128, u128) {
     (known.half_turn, known.quarter_turn)
 }
 
-/// The boards `testdata/known-counts.json` lists.
-pub fn listed_boards() -> impl Iterator<Item = usize> {
-    KNOWN.iter().map(|known| known.n)
-}
-
 /// How many of `solutions` (one column per row) a half turn and a quarter turn leave
 /// unchanged, one by one: the brute force the rotation-fixed searches are checked against.
 pub fn rotation_fixed_among(solutions: &[Vec<usize>]) -> (u128, u128) {
