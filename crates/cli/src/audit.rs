@@ -75,7 +75,7 @@ impl Audit {
             chosen,
             move |(index, task): &(usize, Task)| {
                 let counts = solver.solve(task, false)?;
-                Ok(Tally { counts, by_task: BTreeMap::from([(*index, counts)]) })
+                Ok(Tally::of_task(counts, *index, true))
             },
             Tally::merge,
             Tally::default(),
@@ -147,7 +147,7 @@ pub(crate) struct AuditReport {
 }
 
 /// A count's merged result, and the results of the tasks it keeps one by one (the audited
-/// ones). Without any, it is written as the [`Counts`] alone, so checkpoints of counts
+/// ones, and every one of a shard). Without any, it is written as the [`Counts`] alone, so checkpoints of counts
 /// without an audit read as before.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Tally {
@@ -156,12 +156,9 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
-    /// The tally of `counts` from task `index`, kept one by one if `audit` chose it.
-    pub(crate) fn of_task(counts: Counts, index: usize, audit: Option<&Audit>) -> Tally {
-        let by_task = match audit {
-            Some(audit) if audit.contains(index) => BTreeMap::from([(index, counts)]),
-            _ => BTreeMap::new(),
-        };
+    /// The tally of `counts` from task `index`, kept one by one if `keep`.
+    pub(crate) fn of_task(counts: Counts, index: usize, keep: bool) -> Tally {
+        let by_task = if keep { BTreeMap::from([(index, counts)]) } else { BTreeMap::new() };
         Tally { counts, by_task }
     }
 

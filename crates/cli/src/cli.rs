@@ -300,6 +300,12 @@ pub(crate) struct MergeArgs {
     /// Print one JSON object on stdout instead of a line of text.
     #[arg(long)]
     pub(crate) json: bool,
+
+    /// Compare two results of one shard (run on two machines, say) task by task instead of
+    /// summing shards: print the tasks whose counts differ, with their keys, and exit with
+    /// status 1 if any do.
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) compare: bool,
 }
 
 /// How a solution is printed.

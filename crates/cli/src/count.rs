@@ -46,12 +46,16 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     let count_nodes = args.stats;
     let solver = problem.clone();
     let keeper = audit.clone();
+    // A shard keeps every task's result, so that two runs of it can be compared task by
+    // task (`merge --compare`).
+    let keep_every = shard != Shard::WHOLE;
     let indexed: Vec<(usize, Task)> = tasks.iter().cloned().enumerate().collect();
     let mut runner = Runner::new(
         indexed,
         move |(index, task): &(usize, Task)| {
             let counts = solver.solve(task, count_nodes)?;
-            Ok(Tally::of_task(counts, *index, keeper.as_ref()))
+            let keep = keep_every || keeper.as_ref().is_some_and(|audit| audit.contains(*index));
+            Ok(Tally::of_task(counts, *index, keep))
         },
         Tally::merge,
         Tally::default(),
@@ -139,6 +143,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
             .then(|| NodeStats::of_this_process(counts.nodes, report.elapsed, threads)),
         host: Some(Host::this()),
         audit: audited,
+        by_task: (!whole).then_some(by_task),
     };
     let printed = CountReport::new(identity, finished).print(args.json);
     if let (Some(path), Some(failure)) = (saved.path, &saved.failure) {

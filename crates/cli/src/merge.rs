@@ -1,18 +1,23 @@
 //! `nqueens merge`: the count of a run from its shards' results.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use nqueens_core::Counts;
+use nqueens_core::{Counts, Task};
 
 use crate::audit::AuditReport;
 use crate::cli::MergeArgs;
-use crate::exit::usage;
+use crate::exit::{self, usage};
+use crate::output;
 use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
 
 pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    if args.compare {
+        return compare(&args.files);
+    }
     let mut shards: Vec<(PathBuf, CountReport, ShardInfo)> = Vec::new();
     for path in &args.files {
         let report = read(path)?;
@@ -73,8 +78,57 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             .then(|| first.host.clone())
             .flatten(),
         audit: merged_audit(shards.iter().map(|(_, shard, _)| shard.audit.as_ref())),
+        by_task: None,
     };
     CountReport::new(first.run.clone(), finished).print(args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `merge --compare A B`: the tasks whose counts differ between two results of one shard.
+fn compare(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let [first_path, second_path] = files else {
+        return Err(usage!("--compare takes two results of one shard, got {}", files.len()));
+    };
+    let (first, second) = (read(first_path)?, read(second_path)?);
+    let (a, b) = (first_path.display(), second_path.display());
+    if let Some(difference) = first.run.difference(&second.run) {
+        return Err(usage!("{a} and {b} are of different runs: {difference} in {a}"));
+    }
+    if first.shard != second.shard {
+        return Err(usage!("{a} and {b} are results of different shards"));
+    }
+    let kept = |report: &CountReport, path: &Path| {
+        report.by_task.clone().ok_or_else(|| {
+            usage!(
+                "{} has no counts by task: it is a whole run's result, or a shard's from a \
+                 version that did not record them",
+                path.display()
+            )
+        })
+    };
+    let (ours, theirs) = (kept(&first, first_path)?, kept(&second, second_path)?);
+    let tasks = first.run.problem()?.tasks(first.run.depth)?;
+    let indices: BTreeSet<usize> = ours.keys().chain(theirs.keys()).copied().collect();
+    let shown = |counts: Option<&Counts>| match counts {
+        Some(counts) if counts.thirds > 0 => format!("{} and {}/3", counts.total, counts.thirds),
+        Some(counts) => counts.total.to_string(),
+        None => "nothing".to_owned(),
+    };
+    let mut out = output::stdout()?;
+    let mut differing = 0;
+    for index in &indices {
+        let (x, y) = (ours.get(index), theirs.get(index));
+        if x.map(|c| (c.total, c.thirds)) != y.map(|c| (c.total, c.thirds)) {
+            differing += 1;
+            let key = tasks.get(*index).map(Task::key).unwrap_or_default();
+            writeln!(out, "task {index} (key {key:?}): {} in {a}, {} in {b}", shown(x), shown(y))?;
+        }
+    }
+    if differing > 0 {
+        writeln!(out, "{differing} of {} tasks differ: count them again", indices.len())?;
+        return Ok(ExitCode::from(exit::FAILURE));
+    }
+    writeln!(out, "all {} tasks agree", indices.len())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -131,6 +131,7 @@ fn share(
         stats: args.stats.then(|| NodeStats::of_this_process(counts.nodes, elapsed, all_threads)),
         host: None,
         audit: None,
+        by_task: None,
     };
     CountReport::new(identity, finished).print(args.json)?;
     Ok(ExitCode::SUCCESS)

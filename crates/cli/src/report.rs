@@ -1,6 +1,7 @@
 //! What `count` and `merge` print: one report, built by [`CountReport::new`], written as
 //! text by [`CountReport::text`] or as JSON by [`CountReport::json`].
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use nqueens_core::{Counts, Kernel};
@@ -56,6 +57,11 @@ pub(crate) struct CountReport {
     /// What `--audit` counted again, all of it in agreement; absent without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) audit: Option<AuditReport>,
+    /// For a shard, every task's counts by its index in the whole list, so that two runs of
+    /// the shard can be compared task by task (`merge --compare`); absent for a whole run
+    /// and in shards written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) by_task: Option<BTreeMap<usize, Counts>>,
 }
 
 /// Which shard of how many a report covers.
@@ -134,6 +140,7 @@ pub(crate) struct Finished {
     pub(crate) stats: Option<NodeStats>,
     pub(crate) host: Option<Host>,
     pub(crate) audit: Option<AuditReport>,
+    pub(crate) by_task: Option<BTreeMap<usize, Counts>>,
 }
 
 impl CountReport {
@@ -153,6 +160,7 @@ impl CountReport {
             stats: finished.stats,
             host: finished.host,
             audit: finished.audit,
+            by_task: finished.by_task,
         }
     }
 
@@ -254,6 +262,7 @@ mod tests {
             stats: Some(NodeStats::new(counts.nodes, 1e9, None)),
             host: None,
             audit: None,
+            by_task: None,
         };
         CountReport::new(run, finished)
     }

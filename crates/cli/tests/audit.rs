@@ -107,3 +107,41 @@ fn shares_outside_zero_to_one_are_refused_in_one_line() {
         assert!(stderr.contains("above 0 and at most 1"), "{share}: {stderr}");
     }
 }
+
+#[test]
+fn merge_compare_finds_the_one_task_two_runs_disagree_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, kernel: &str| {
+        let args = ["count", "13", "--shard", "1/3", "--kernel", kernel, "--json"];
+        let output = nqueens(&args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let path = dir.path().join(name);
+        fs::write(&path, &output.stdout).unwrap();
+        path
+    };
+    let (ours, theirs) = (run("a.json", "auto"), run("b.json", "scalar"));
+    let paths = [ours.to_str().unwrap(), theirs.to_str().unwrap()];
+    let compared = nqueens(&["merge", "--compare", paths[0], paths[1]]);
+    assert!(compared.status.success(), "{}", String::from_utf8_lossy(&compared.stderr));
+    let text = String::from_utf8(compared.stdout).unwrap();
+    assert!(text.starts_with("all ") && text.ends_with(" tasks agree\n"), "{text}");
+
+    let mut report: Value = serde_json::from_slice(&fs::read(&theirs).unwrap()).unwrap();
+    let by_task = report["by_task"].as_object_mut().unwrap();
+    let tasks = by_task.len();
+    let (index, counts) = by_task.iter_mut().nth(tasks / 2).unwrap();
+    let index = index.clone();
+    counts["total"] = Value::from(counts["total"].as_u64().unwrap() + 1);
+    fs::write(&theirs, serde_json::to_string(&report).unwrap()).unwrap();
+    let compared = nqueens(&["merge", "--compare", paths[0], paths[1]]);
+    assert_eq!(compared.status.code(), Some(1));
+    let text = String::from_utf8(compared.stdout).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.starts_with(&format!("task {index} (key [")), "{text}");
+    assert!(text.ends_with(&format!("1 of {tasks} tasks differ: count them again\n")), "{text}");
+
+    let whole = dir.path().join("whole.json");
+    fs::write(&whole, nqueens(&["count", "13", "--json"]).stdout).unwrap();
+    let refused = nqueens(&["merge", "--compare", paths[0], whole.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(2));
+}
