@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use nqueens_core::{Method, Problem, Task, Turn, count_rotation_fixed};
+use nqueens_core::{Method, Problem, Task};
 use nqueens_scheduler::{
     CostModel, Finish, Prediction, Progress, Runner, Shard, makespan, sample_first_order,
     stratified_order,
@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ProgressMode};
 use crate::count::check_memory;
+use crate::count::count_each;
 use crate::exit::usage;
 use crate::host::Host;
 use crate::memory;
@@ -79,18 +80,11 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     // A count builds its task list and checks its memory before its first task.
     let setup_s = started.elapsed().as_secs_f64();
     let unique_started = Instant::now();
-    let n = problem.n();
-    let timed = signals.interruptible(move || {
-        Turn::ALL
-            .map(|turn| count_rotation_fixed(n, turn))
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()
-    });
-    let Some(timed) = timed else {
+    if count_each(&problem.rotation_fixed()?, threads, &signals)?.is_none() {
         return Ok(stopped(&signals));
-    };
-    timed?;
-    // And it counts the solutions fixed by rotations once its tasks are done.
+    }
+    // And it counts the solutions fixed by rotations, on its threads, once its tasks are
+    // done.
     let fixed_s = setup_s + unique_started.elapsed().as_secs_f64();
 
     let memory_before = memory::peak_resident_bytes();

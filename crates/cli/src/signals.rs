@@ -1,21 +1,16 @@
 //! Ctrl-C (SIGINT) and SIGTERM, for the subcommands that run long. The first signal raises
-//! a flag: the runner stops at its next step and saves its checkpoint, and a long step of
-//! our own ([`Signals::interruptible`]) is left where it is. A second signal ends the
-//! process at once. Either way the exit status is 128 + the signal.
+//! a flag: the runners (the count's, its audit's and the rotation-fixed counts') stop at
+//! their next step, and the count's saves its checkpoint. A second signal ends the process
+//! at once. Either way the exit status is 128 + the signal.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::Duration;
 
 use anyhow::Context;
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 use crate::exit;
-
-/// How often a wait for a long step looks at the flag.
-const POLL: Duration = Duration::from_millis(50);
 
 /// The handlers' flags: whether to stop, and the signal that said so.
 #[derive(Debug)]
@@ -50,43 +45,11 @@ impl Signals {
         Arc::clone(&self.stop)
     }
 
-    /// Whether a signal has asked the program to stop.
-    pub(crate) fn raised(&self) -> bool {
-        // Relaxed suffices: the flag carries no data (see the scheduler's run module).
-        self.stop.load(Ordering::Relaxed)
-    }
-
     /// The exit status after the signal received: 128 + its number.
     pub(crate) fn exit_code(&self) -> ExitCode {
         match self.received.load(Ordering::Relaxed) {
             0 => exit::after_signal(SIGINT),
             signal => exit::after_signal(signal as i32),
-        }
-    }
-
-    /// Runs `work` on a thread of its own and returns what it gives, or `None` as soon as
-    /// a signal asks to stop; the thread is then left to end with the process. For steps
-    /// that take long and have nothing to save, such as the rotation-fixed count.
-    pub(crate) fn interruptible<T: Send + 'static>(
-        &self,
-        work: impl FnOnce() -> T + Send + 'static,
-    ) -> Option<T> {
-        let (sender, receiver) = mpsc::channel();
-        let worker = std::thread::spawn(move || {
-            let _ = sender.send(work());
-        });
-        loop {
-            if self.raised() {
-                return None;
-            }
-            match receiver.recv_timeout(POLL) {
-                Ok(value) => return Some(value),
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => match worker.join() {
-                    Err(panic) => std::panic::resume_unwind(panic),
-                    Ok(()) => unreachable!("the step sends its value before it ends"),
-                },
-            }
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::exit::usage;
 
 /// Tasks per worker thread the automatic split aims for: enough that a slow task near the
 /// end does not leave the other threads idle for long.
-const TASKS_PER_THREAD: usize = 64;
+pub(crate) const TASKS_PER_THREAD: usize = 64;
 
 /// Threads per machine assumed when splitting a run shared by several processes or
 /// sessions, whose depth must not depend on any one machine's thread count: all shards

@@ -313,14 +313,14 @@ fn a_signal_before_the_count_starts_stops_it_there() {
     assert_eq!(saved["body"]["identity"]["n"], "27");
 }
 
-/// Rewrites the checkpoint at `path` as the complete count of N = 24, as a run whose
+/// Rewrites the checkpoint at `path` as the complete count of N = 27, as a run whose
 /// every task has finished leaves it.
-fn complete_n24(path: &Path) {
+fn complete_n27(path: &Path) {
     let mut saved: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
     let body = &mut saved["body"];
     let tasks = body["tasks"].as_u64().unwrap();
     body["finished"] = serde_json::json!([[0, tasks]]);
-    body["partial"]["total"] = serde_json::json!(known_counts(24).0);
+    body["partial"]["total"] = serde_json::json!(known_counts(27).0);
     body["complete"] = Value::Bool(true);
     let body = serde_json::to_string(body).unwrap();
     let checksum = format!("{:016x}", fnv1a(body.as_bytes()));
@@ -330,15 +330,15 @@ fn complete_n24(path: &Path) {
 #[test]
 fn a_signal_after_the_last_task_still_tells_the_total() {
     let dir = tempfile::tempdir().unwrap();
-    let checkpoint = dir.path().join("n24.ckpt");
-    let args = ["count", "24", "--checkpoint", checkpoint.to_str().unwrap(), "--progress", "never"];
-    // A checkpoint of N = 24 as saved before its first task, then made complete: the run
-    // goes straight to the rotation-fixed count, which takes a minute or more.
+    let checkpoint = dir.path().join("n27.ckpt");
+    let args = ["count", "27", "--checkpoint", checkpoint.to_str().unwrap(), "--progress", "never"];
+    // A checkpoint of N = 27 as saved before its first task, then made complete: the run
+    // goes straight to the rotation-fixed counts, which take 16 s on 2 threads.
     let mut child = nqueens().args(args).stderr(Stdio::null()).spawn().unwrap();
     wait_for_signal_handlers(&child);
     send(&child, "-TERM");
     assert_eq!(wait_at_most(&mut child, Duration::from_secs(60)).code(), Some(143));
-    complete_n24(&checkpoint);
+    complete_n27(&checkpoint);
 
     let mut child = nqueens().args(args).stderr(Stdio::piped()).spawn().unwrap();
     sleep(Duration::from_millis(500));
@@ -347,16 +347,16 @@ fn a_signal_after_the_last_task_still_tells_the_total() {
     let mut log = String::new();
     child.stderr.take().unwrap().read_to_string(&mut log).unwrap();
     assert_eq!(status.code(), Some(143), "{log}");
-    let total = known_counts(24).0;
-    assert!(log.contains(&format!("N=24 total={total}")), "{log}");
+    let total = known_counts(27).0;
+    assert!(log.contains(&format!("N=27 total={total}")), "{log}");
     assert!(log.contains("progress saved to"), "{log}");
 }
 
 #[test]
 fn an_estimate_stops_on_a_signal_in_its_rotation_fixed_count() {
-    // The rotation-fixed count of N = 24 comes first and takes a minute or more.
+    // The rotation-fixed counts of N = 27 come first and take 16 s on 2 threads.
     let mut child = nqueens()
-        .args(["estimate", "24", "--progress", "never"])
+        .args(["estimate", "27", "--progress", "never"])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();

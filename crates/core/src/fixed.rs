@@ -395,6 +395,16 @@ pub fn unique_by_burnside(n: usize, total: u128) -> Result<u128, Error> {
     }
     let half_turn = count_rotation_fixed(n, Turn::Half)?;
     let quarter_turn = count_rotation_fixed(n, Turn::Quarter)?;
+    unique_from_fixed(total, half_turn, quarter_turn)
+}
+
+/// Burnside's lemma for N >= 2, given the solutions a half turn and a quarter turn leave
+/// unchanged, however they were counted.
+pub(crate) fn unique_from_fixed(
+    total: u128,
+    half_turn: u128,
+    quarter_turn: u128,
+) -> Result<u128, Error> {
     let sum = total
         .checked_add(half_turn)
         .and_then(|s| s.checked_add(quarter_turn.checked_mul(2)?))

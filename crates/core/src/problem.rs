@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::counts::Counts;
 use crate::engine::{DEFAULT_MEMORY_PER_THREAD, Engine, Setup, Task};
 use crate::error::Error;
-use crate::fixed::{RotationFixed, Turn, unique_by_burnside};
+use crate::fixed::{RotationFixed, Turn, unique_by_burnside, unique_from_fixed};
 use crate::kernel::Kernel;
 use crate::mask::{MAX_N, MaskWidth};
 use crate::method::Method;
@@ -291,20 +291,62 @@ impl Problem {
         self.engine.solve(task, count_nodes)
     }
 
-    /// The answer from the merged counts of every task.
+    /// The answer from the merged counts of every task, counting the solutions that
+    /// rotations leave unchanged here, on one thread, for the unique count.
     pub fn finish(&self, counts: &Counts) -> Result<Outcome, Error> {
+        self.check_whole(counts)?;
+        let unique = if self.has_unique() {
+            Some(unique_by_burnside(self.n(), counts.total)?)
+        } else {
+            None
+        };
+        Ok(Outcome { total: counts.total, unique })
+    }
+
+    /// The counts [`Problem::finish_with`] needs for the unique count, as problems of their
+    /// own (their tasks then split, and run on threads, like any count's): the solutions a
+    /// half turn and a quarter turn leave unchanged. None where there is no unique count.
+    pub fn rotation_fixed(&self) -> Result<Vec<Problem>, Error> {
+        if !self.has_unique() || self.n() <= 1 {
+            return Ok(Vec::new());
+        }
+        Turn::ALL.into_iter().map(|turn| Problem::unchanged_by(self.n(), turn)).collect()
+    }
+
+    /// The answer from the merged counts of every task and the totals of the problems of
+    /// [`Problem::rotation_fixed`], in their order.
+    pub fn finish_with(&self, counts: &Counts, rotation_fixed: &[u128]) -> Result<Outcome, Error> {
+        self.check_whole(counts)?;
+        let unique = match (self.has_unique(), rotation_fixed) {
+            (false, _) => None,
+            (true, _) if self.n() <= 1 => Some(counts.total),
+            (true, &[half_turn, quarter_turn]) => {
+                Some(unique_from_fixed(counts.total, half_turn, quarter_turn)?)
+            }
+            (true, other) => {
+                return Err(Error::Inconsistent(format!(
+                    "the unique count needs 2 rotation-fixed counts, got {}",
+                    other.len()
+                )));
+            }
+        };
+        Ok(Outcome { total: counts.total, unique })
+    }
+
+    /// Whether the count has a unique count: not for a partial board, which has no
+    /// symmetry, nor for the solutions a turn leaves unchanged.
+    fn has_unique(&self) -> bool {
+        self.setup.placement.is_none() && self.turn.is_none()
+    }
+
+    fn check_whole(&self, counts: &Counts) -> Result<(), Error> {
         if counts.thirds != 0 {
             return Err(Error::Inconsistent(format!(
                 "the counts add up to {} and {}/3 solutions",
                 counts.total, counts.thirds
             )));
         }
-        let unique = if self.setup.placement.is_some() || self.turn.is_some() {
-            None
-        } else {
-            Some(unique_by_burnside(self.n(), counts.total)?)
-        };
-        Ok(Outcome { total: counts.total, unique })
+        Ok(())
     }
 }
 
