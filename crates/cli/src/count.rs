@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use nqueens_core::{Counts, MemoryLimit, Problem, Task};
+use nqueens_core::{MemoryLimit, Problem, Task};
 use nqueens_scheduler::{CheckpointError, Finish, Runner, Shard};
 
 use crate::audit::{Audit, Tally};
@@ -17,7 +17,8 @@ use crate::output::say;
 use crate::progress::Display;
 use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
 use crate::signals::Signals;
-use crate::spec::{self, RunSpec, Sharing, TASKS_PER_THREAD};
+use crate::spec::{self, RunSpec, Sharing};
+use crate::unique;
 
 pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     // First, so that a signal in any phase is seen: the set-up below takes a moment from
@@ -115,8 +116,8 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     let unique = if whole {
         // The rotation-fixed counts take seconds from N = 24 and minutes near N = 28: they
         // run on every thread, and a signal stops them.
-        match count_each(&problem.rotation_fixed()?, threads, &signals)? {
-            Some(rotation_fixed) => problem.finish_with(&counts, &rotation_fixed)?.unique,
+        match unique::finish(&problem, &counts, threads, signals.flag())? {
+            Some(outcome) => outcome.unique,
             None => {
                 say!(
                     "stopped while counting the solutions that rotations leave unchanged, \
@@ -157,34 +158,6 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     }
     printed?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The totals of `problems`, each split into tasks and run on `threads` threads; `None` if
-/// a signal stopped them.
-pub(crate) fn count_each(
-    problems: &[Problem],
-    threads: usize,
-    signals: &Signals,
-) -> anyhow::Result<Option<Vec<u128>>> {
-    let mut totals = Vec::with_capacity(problems.len());
-    for problem in problems {
-        let tasks = problem.tasks(problem.depth_for(TASKS_PER_THREAD * threads)?)?;
-        let solver = problem.clone();
-        let report = Runner::new(
-            tasks,
-            move |task: &Task| solver.solve(task, false),
-            |a: &Counts, b: &Counts| a.merge(b),
-            Counts::default(),
-        )
-        .threads(threads)
-        .stop_flag(signals.flag())
-        .run(|_| {})?;
-        if report.finish == Finish::Stopped {
-            return Ok(None);
-        }
-        totals.push(report.result.total);
-    }
-    Ok(Some(totals))
 }
 
 /// What became of a run's checkpoint.

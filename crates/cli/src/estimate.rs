@@ -21,7 +21,6 @@ use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ProgressMode};
 use crate::count::check_memory;
-use crate::count::count_each;
 use crate::exit::usage;
 use crate::host::Host;
 use crate::memory;
@@ -29,6 +28,7 @@ use crate::output::{self, say};
 use crate::progress::draws_bar;
 use crate::signals::Signals;
 use crate::spec::{self, RunSpec, Sharing};
+use crate::unique::count_each;
 
 /// The most of the predicted work the sample may take.
 const SAMPLE_SHARE: f64 = 0.02;
@@ -80,7 +80,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     // A count builds its task list and checks its memory before its first task.
     let setup_s = started.elapsed().as_secs_f64();
     let unique_started = Instant::now();
-    if count_each(&problem.rotation_fixed()?, threads, &signals)?.is_none() {
+    if count_each(&problem.rotation_fixed()?, threads, signals.flag())?.is_none() {
         return Ok(stopped(&signals));
     }
     // And it counts the solutions fixed by rotations, on its threads, once its tasks are

@@ -25,6 +25,7 @@ mod show;
 mod signals;
 mod solve;
 mod spec;
+mod unique;
 mod verify;
 
 use std::process::ExitCode;

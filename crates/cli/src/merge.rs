@@ -4,6 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use nqueens_core::{Counts, Task};
@@ -13,6 +15,7 @@ use crate::cli::MergeArgs;
 use crate::exit::{self, usage};
 use crate::output;
 use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
+use crate::unique;
 
 pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     if args.compare {
@@ -59,7 +62,12 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
 
     let counts =
         shards.iter().try_fold(Counts::default(), |sum, (_, shard, _)| sum.merge(&shard.counts))?;
-    let outcome = first.run.problem()?.finish(&counts)?;
+    // The rotation-fixed counts of the unique count take seconds to minutes near N = 28:
+    // every CPU of the merging machine shares them. Nothing stops them but the process.
+    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let never = Arc::new(AtomicBool::new(false));
+    let outcome = unique::finish(&first.run.problem()?, &counts, cpus, never)?
+        .context("the rotation-fixed counts stopped unasked")?;
     let finished = Finished {
         kernel: first.kernel,
         threads: shards

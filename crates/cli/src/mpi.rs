@@ -14,6 +14,8 @@
 //! rank, so no rank waits for one that is gone.
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, TryRecvError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -32,6 +34,7 @@ use crate::output::say;
 use crate::progress::Display;
 use crate::report::{CountReport, Finished, NodeStats};
 use crate::spec::{RunIdentity, RunSpec, Sharing};
+use crate::unique;
 
 /// How often a rank tells rank 0 how far it is, for the progress display.
 const REPORT_EVERY: Duration = Duration::from_secs(1);
@@ -86,6 +89,14 @@ pub(crate) fn run(args: &CountArgs, problem: Problem, threads: usize) -> anyhow:
     }
 }
 
+/// The unique count, with the rotation-fixed counts on rank 0's threads; under MPI no
+/// handler stops them, a signal ends the rank.
+fn finish_here(problem: &Problem, counts: &Counts, threads: usize) -> anyhow::Result<Option<u128>> {
+    let never = Arc::new(AtomicBool::new(false));
+    let outcome = unique::finish(problem, counts, threads, never)?;
+    Ok(outcome.context("the rotation-fixed counts stopped unasked")?.unique)
+}
+
 /// This rank's part of the count: coordinating and counting on rank 0, counting elsewhere.
 fn share(
     args: &CountArgs,
@@ -125,7 +136,7 @@ fn share(
         kernel: Some(problem.kernel()),
         threads: all_threads,
         counts,
-        unique: problem.finish(&counts)?.unique,
+        unique: finish_here(&problem, &counts, threads)?,
         elapsed_s: elapsed.as_secs_f64(),
         shard: None,
         stats: args.stats.then(|| NodeStats::of_this_process(counts.nodes, elapsed, all_threads)),
