@@ -54,6 +54,22 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     /// or pairs of half-boards tested).
     fn solve(&self, task: &Task, count_nodes: bool) -> Result<Counts, Error>;
 
+    /// The tasks one level finer than `task` that partition its solutions, for an estimate
+    /// that descends from a task too large to time whole to a random small part of it:
+    /// below the deepest split, the tasks of the next one, and below that, parts that only
+    /// an estimate times. Empty where the engine offers nothing finer: its tasks are timed
+    /// whole.
+    fn parts(&self, task: &Task) -> Result<Vec<Task>, Error> {
+        let _ = task;
+        Ok(Vec::new())
+    }
+
+    /// Solves `task` and says what work it did, in the units its time grows with.
+    fn measure(&self, task: &Task) -> Result<Work, Error> {
+        let nodes = self.solve(task, true)?.nodes as f64;
+        Ok(Work { done: [nodes, 0.0], share: [nodes, 0.0] })
+    }
+
     /// How many tasks an estimate should sample from, for a count whose own list has
     /// `count_tasks`: a finer list makes a better sample, but where tasks share work
     /// (the join's walk of a prefix), a finer list also costs more in all.
@@ -72,6 +88,20 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
         let _ = up_to;
         Ok(None)
     }
+}
+
+/// The work one task or part of a task did, in the units an engine's time grows with: for
+/// backtracking the placements tried (and nothing in the second unit), for the join the
+/// pairs of half-boards tested and the half-boards built. Parts of one task may each redo
+/// work the task does once (the join's parts each build the half-boards of the other
+/// half): `share` is what the task would have done of `done`, divided among its parts, so
+/// that the shares of a task's parts sum to its own work.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Work {
+    /// What the solve did, in each unit.
+    pub done: [f64; 2],
+    /// What of it the task the part belongs to would have done, in each unit.
+    pub share: [f64; 2],
 }
 
 /// One independent piece of a count, made by an engine ([`crate::Problem::tasks`]). Tasks

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::counts::Counts;
-use crate::engine::{DEFAULT_MEMORY_PER_THREAD, Engine, Setup, Task};
+use crate::engine::{DEFAULT_MEMORY_PER_THREAD, Engine, Setup, Task, Work};
 use crate::error::Error;
 use crate::fixed::{RotationFixed, Turn, unique_by_burnside, unique_from_fixed};
 use crate::kernel::Kernel;
@@ -289,6 +289,17 @@ impl Problem {
     /// [`Error::ForeignTask`].
     pub fn solve(&self, task: &Task, count_nodes: bool) -> Result<Counts, Error> {
         self.engine.solve(task, count_nodes)
+    }
+
+    /// The tasks one level finer than `task` that partition its solutions, down to parts
+    /// of a task that only an estimate times; empty where the method offers nothing finer.
+    pub fn parts(&self, task: &Task) -> Result<Vec<Task>, Error> {
+        self.engine.parts(task)
+    }
+
+    /// Solves `task` (or a part of one) and says what work it did and stands for.
+    pub fn measure(&self, task: &Task) -> Result<Work, Error> {
+        self.engine.measure(task)
     }
 
     /// The answer from the merged counts of every task, counting the solutions that

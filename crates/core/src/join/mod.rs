@@ -44,11 +44,11 @@ use std::sync::Arc;
 use self::budget::Budget;
 use self::pair_count::PairKernel;
 pub(crate) use self::split::MAX_JOIN_N;
-use self::split::{Geometry, Key, NAME, Side, Split};
+use self::split::{Geometry, Key, NAME, PerSide, Side, Split};
 use self::tail::{TailCache, Tails};
 use self::walk::{Count, JoinCount, Probe, Walk};
 use crate::counts::Counts;
-use crate::engine::{Engine, Task};
+use crate::engine::{Engine, Task, Work};
 use crate::error::Error;
 use crate::kernel::Kernel;
 
@@ -92,12 +92,41 @@ impl Join {
     /// Counts the solutions below one task's key, or `None` if the key is not a task of
     /// this board.
     fn solve_key(&self, bytes: &[u8]) -> Option<JoinCount> {
+        self.walk_key(bytes).map(|(tally, _, _)| tally)
+    }
+
+    /// Counts the solutions below one task's key, with the half-boards it built on each
+    /// side and the key read; `None` if the key is neither a task nor a part of one.
+    fn walk_key(&self, bytes: &[u8]) -> Option<(JoinCount, PerSide<u128>, Key)> {
         let key = self.geometry.key(bytes)?;
+        if key.first_columns != PerSide::default() && !self.has_parts(&key) {
+            return None;
+        }
         let tails = self.tails_of(&key.split);
         let mut walk =
             Walk::new(&self.geometry, &self.budget, &key, &tails, Count::new(&self.pair_kernel));
         walk.run();
-        Some(walk.goal.tally)
+        let (tally, boards) = (walk.goal.tally, walk.boards_built);
+        Some((tally, boards, key))
+    }
+
+    /// The columns, counted from the half's lowest, that `side`'s first queen may take in
+    /// a row set's key: those no fixed queen attacks in its row.
+    fn first_open(key: &Key, side: Side) -> Vec<usize> {
+        let position = key.decided.iter().position(|&s| s == side);
+        let open = position.map_or(0, |p| key.split.open[usize::from(key.split.order[p])]);
+        let columns = key.split.columns[side];
+        (0..columns.count_ones() as usize)
+            .filter(|&index| open & walk::nth_column(columns, index) != 0)
+            .collect()
+    }
+
+    /// Whether a row set's key may be cut into parts by its halves' first queens: only
+    /// where each half places its first queen in the walk's north rows, not from the tail
+    /// tables.
+    fn has_parts(&self, key: &Key) -> bool {
+        let north = key.split.order.len().saturating_sub(self.budget.tail_rows);
+        key.is_row_set() && Side::BOTH.iter().all(|side| key.decided[..north].contains(side))
     }
 
     /// The tail tables of `split`, from the cache.
@@ -119,7 +148,7 @@ impl Join {
         let side = |row| if west.contains(row) { Side::West } else { Side::East };
         let decided = split.order.iter().map(side).collect();
         let tails = Tails::build(&self.geometry, &split, self.budget.tail_rows);
-        let key = Key { split, decided };
+        let key = Key { split, decided, first_columns: PerSide::default() };
         let mut walk = Walk::new(&self.geometry, &self.budget, &key, &tails, Probe { limit });
         walk.run();
         Budget::probed(walk.peak_list_bytes)
@@ -151,6 +180,64 @@ impl Engine for Join {
         let tally = self.solve_key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
         let nodes = if count_nodes { tally.pairs_tested } else { 0 };
         Ok(Counts { total: tally.total, nodes, ..Counts::default() })
+    }
+
+    /// Below the deepest split, the next row's sides that leave each half no more rows
+    /// than columns; below a row set, its parts by the column of the west half's first
+    /// queen, then of the east's.
+    fn parts(&self, task: &Task) -> Result<Vec<Task>, Error> {
+        let bytes = task.key_for(self)?;
+        let key = self.geometry.key(bytes).ok_or_else(|| task.foreign())?;
+        let extended = |byte: u8| {
+            let mut key = bytes.to_vec();
+            key.push(byte);
+            Task::new(self, key)
+        };
+        if !key.is_row_set() {
+            let quota = key.split.quota();
+            let position = key.decided.len();
+            // A complete row set that another of its orbit stands for is no task.
+            let counted = |side: Side| {
+                let mut sides = key.decided.clone();
+                sides.push(side);
+                sides.len() < key.split.order.len() || key.split.weight_of(&sides).is_some()
+            };
+            let sides = Side::BOTH.into_iter().filter(|&side| {
+                let taken = key.decided.iter().filter(|&&s| s == side).count();
+                taken < quota[side] && key.split.allows(position, side) && counted(side)
+            });
+            return Ok(sides.map(|side| extended(side.key_byte())).collect());
+        }
+        let next = Side::PARTS.into_iter().find(|&side| key.first_columns[side].is_none());
+        Ok(match next {
+            Some(side) if self.has_parts(&key) => Join::first_open(&key, side)
+                .into_iter()
+                .map(|index| extended(index as u8))
+                .collect(),
+            _ => Vec::new(),
+        })
+    }
+
+    /// The pairs tested, and the half-boards built. A part that fixes one half's first
+    /// queen builds all the other half's boards, which each of its siblings builds again:
+    /// its share of them is theirs divided among the siblings.
+    fn measure(&self, task: &Task) -> Result<Work, Error> {
+        let (tally, boards, key) =
+            self.walk_key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
+        let shared_by = |side: Side| {
+            let other = match side {
+                Side::West => Side::East,
+                Side::East => Side::West,
+            };
+            match key.first_columns[other] {
+                Some(_) => Join::first_open(&key, other).len() as f64,
+                None => 1.0,
+            }
+        };
+        let pairs = tally.pairs_tested as f64;
+        let built = (boards.west + boards.east) as f64;
+        let share: f64 = Side::BOTH.iter().map(|&side| boards[side] as f64 / shared_by(side)).sum();
+        Ok(Work { done: [pairs, built], share: [pairs, share] })
     }
 
     fn sampled_tasks(&self, count_tasks: usize) -> usize {
@@ -229,6 +316,74 @@ mod tests {
             }
             let expected = crate::count(n, crate::Method::Plain).unwrap().total;
             assert_eq!(total, expected, "N = {n}");
+        }
+    }
+
+    /// The finest parts below `task`.
+    fn leaves(join: &Join, task: &Task) -> Vec<Task> {
+        let parts = join.parts(task).unwrap();
+        if parts.is_empty() {
+            return vec![task.clone()];
+        }
+        parts.iter().flat_map(|part| leaves(join, part)).collect()
+    }
+
+    /// Every task's parts, down to a row set's parts by its halves' first queens,
+    /// partition its solutions, and their shares of the half-boards built sum to what the
+    /// row set builds itself.
+    #[test]
+    fn parts_partition_a_task_and_share_its_work() {
+        for n in 6..=13 {
+            let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+            let (mut cut, mut shared, mut built) = (0, 0.0, 0.0);
+            for task in join.tasks(join.max_depth()) {
+                let total: u128 = leaves(&join, &task)
+                    .iter()
+                    .map(|leaf| join.solve(leaf, false).unwrap().total)
+                    .sum();
+                assert_eq!(total, join.solve(&task, false).unwrap().total, "N = {n}, {task:?}");
+                let key = join.geometry.key(task.key()).unwrap();
+                if key.is_row_set() && join.has_parts(&key) {
+                    cut += 1;
+                    built += join.measure(&task).unwrap().done[1];
+                    shared += leaves(&join, &task)
+                        .iter()
+                        .map(|leaf| join.measure(leaf).unwrap().share[1])
+                        .sum::<f64>();
+                }
+            }
+            assert!(cut > 0, "N = {n}: no row set has parts");
+            // A part whose half has no board left ends before the other half's boards are
+            // all built, so the shares fall short where that is common: on small boards,
+            // and on odd ones, whose middle queens leave the first queens few columns.
+            let least = match (n >= 12, n.is_multiple_of(2)) {
+                (false, _) => 0.6,
+                (true, true) => 0.99,
+                (true, false) => 0.9,
+            };
+            let ratio = shared / built;
+            assert!((least..=1.0 + 1e-9).contains(&ratio), "N = {n}: shares {ratio} of the work");
+        }
+    }
+
+    #[test]
+    fn the_parts_of_a_prefix_are_the_next_split() {
+        for n in [8, 9, 12, 13] {
+            let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+            for depth in 0..join.max_depth() {
+                let deeper: Vec<Task> = join.tasks(depth + 1);
+                let parts: Vec<Task> =
+                    join.tasks(depth).iter().flat_map(|task| join.parts(task).unwrap()).collect();
+                // Parts leave out only the prefixes that put more rows in a half than it
+                // has columns, which hold no solution.
+                assert!(parts.iter().all(|part| deeper.contains(part)), "N = {n}");
+                let dropped: u128 = deeper
+                    .iter()
+                    .filter(|task| !parts.contains(task))
+                    .map(|task| join.solve(task, false).unwrap().total)
+                    .sum();
+                assert_eq!(dropped, 0, "N = {n}, depth {depth}");
+            }
         }
     }
 

@@ -25,6 +25,9 @@ impl Side {
     /// keep the order they had when a key byte of 0 meant east.
     pub(super) const BOTH: [Side; 2] = [Side::East, Side::West];
 
+    /// The halves whose first queen's column a part of a row set fixes, in key order.
+    pub(super) const PARTS: [Side; 2] = [Side::West, Side::East];
+
     /// The side as a task key stores it.
     pub(super) fn key_byte(self) -> u8 {
         match self {
@@ -210,6 +213,16 @@ impl Split {
 pub(super) struct Key {
     pub(super) split: Split,
     pub(super) decided: Vec<Side>,
+    /// For a part of a row set, which only an estimate times: the column, counted from the
+    /// half's lowest, of each half's first queen (the west's first, then the east's).
+    pub(super) first_columns: PerSide<Option<usize>>,
+}
+
+impl Key {
+    /// Whether the key names every row's half.
+    pub(super) fn is_row_set(&self) -> bool {
+        self.decided.len() == self.split.order.len()
+    }
 }
 
 /// An `n`-board cut into a west and an east half: the columns of each, the diagonals that
@@ -312,14 +325,24 @@ impl Geometry {
             let &(_, weight) = self.centres.iter().find(|(c, _)| *c == centre)?;
             (self.odd_split(centre, weight), decided)
         };
-        if decided.len() > split.order.len() {
-            return None;
-        }
+        let (decided, parts) = decided.split_at(decided.len().min(split.order.len()));
         let decided: Vec<Side> =
             decided.iter().map(|&byte| Side::of_key_byte(byte)).collect::<Option<_>>()?;
         let allowed =
             decided.iter().enumerate().all(|(position, &side)| split.allows(position, side));
-        allowed.then_some(Key { split, decided })
+        let quota = split.quota();
+        let mut first_columns = PerSide::default();
+        if parts.len() > Side::PARTS.len() {
+            return None;
+        }
+        for (&byte, side) in parts.iter().zip(Side::PARTS) {
+            let column = usize::from(byte);
+            if column >= quota[side] {
+                return None;
+            }
+            first_columns[side] = Some(column);
+        }
+        allowed.then_some(Key { split, decided, first_columns })
     }
 
     pub(super) fn even_split(&self) -> Split {

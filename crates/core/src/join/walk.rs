@@ -115,6 +115,8 @@ pub(super) struct Walk<'a, G> {
     budget: &'a Budget,
     split: &'a Split,
     decided: &'a [Side],
+    /// The columns each half's first queen may take: all, or the one a part fixes.
+    first_columns: PerSide<u64>,
     tails: &'a Tails,
     /// The sides chosen for the rows of the order so far.
     sides: Vec<Side>,
@@ -122,6 +124,9 @@ pub(super) struct Walk<'a, G> {
     pub(super) goal: G,
     /// The most bytes the walk's lists have held at once.
     pub(super) peak_list_bytes: usize,
+    /// Half-boards built on each side, north and complete: with the pairs tested, what a
+    /// task's time grows with.
+    pub(super) boards_built: PerSide<u128>,
 }
 
 impl<'a, G: Goal> Walk<'a, G> {
@@ -139,11 +144,16 @@ impl<'a, G: Goal> Walk<'a, G> {
             budget,
             split: &key.split,
             decided: &key.decided,
+            first_columns: key.split.columns.map(|side, columns| match key.first_columns[side] {
+                Some(index) => nth_column(columns, index),
+                None => columns,
+            }),
             tails,
             sides: Vec::with_capacity(key.split.order.len()),
             halves: key.split.columns.map(|_, columns| Half::new(columns)),
             goal,
             peak_list_bytes: 0,
+            boards_built: PerSide::default(),
         }
     }
 
@@ -189,10 +199,14 @@ impl<'a, G: Goal> Walk<'a, G> {
             next[side] += 1;
             for start in (0..boards).step_by(per_fill) {
                 let piece = start..boards.min(start + per_fill);
-                let open = self.split.open[row];
+                let mut open = self.split.open[row];
+                if level == 0 {
+                    open &= self.first_columns[side];
+                }
                 if !self.halves[side].place(self.geometry.n, level, piece, row, open) {
                     continue;
                 }
+                self.boards_built[side] += self.halves[side].levels[level + 1].len() as u128;
                 self.note_bytes();
                 if G::done(self) {
                     return;
@@ -304,6 +318,9 @@ impl Goal for Count<'_> {
             for east_piece in east_pieces {
                 walk.halves.west.fill_signatures(&tails.west, subsets.west, west_piece, most);
                 walk.halves.east.fill_signatures(&tails.east, subsets.east, east_piece, most);
+                for side in Side::BOTH {
+                    walk.boards_built[side] += walk.halves[side].signatures.len() as u128;
+                }
                 walk.note_bytes();
                 walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight);
             }
@@ -562,4 +579,13 @@ fn write_signatures<'w>(
         }
     }
     to
+}
+
+/// The `index`-th lowest column of `columns`, as a mask.
+pub(super) fn nth_column(columns: u64, index: usize) -> u64 {
+    let mut rest = columns;
+    for _ in 0..index {
+        rest &= rest - 1;
+    }
+    rest & rest.wrapping_neg()
 }
