@@ -8,6 +8,7 @@ mod host;
 mod measure;
 mod modules;
 mod peers;
+mod plan;
 mod scaling;
 mod tables;
 mod workspace;
@@ -44,6 +45,9 @@ Commands:
           [--out results/estimate.json]
           run `nqueens estimate` and then the count it predicts for each N and method,
           print predicted against actual wall time, and append both to the JSON file
+  plan    [--n 22..=28] [--threads 2] [--out results/plans.json]
+          run `nqueens estimate N --cores 10000` for each N and append the predictions
+          (core-time, memory, days on 1,000 and 10,000 cores) to the JSON file
   eta     --log FILE
           how close the ETA of a `nqueens count --progress log` run came to its end, at
           each tenth of the run, against the ETA that tasks done would have given
@@ -145,6 +149,17 @@ fn run(args: Vec<String>) -> Result<(), String> {
             };
             flags.finish()?;
             check.run()
+        }
+        "plan" => {
+            let plan = plan::Plan {
+                ns: flags.list("--n", "22..=28")?,
+                threads: flags.number("--threads", 2)?.max(1),
+                out: flags
+                    .take("--out")
+                    .map_or_else(|| project_root().join("results/plans.json"), PathBuf::from),
+            };
+            flags.finish()?;
+            plan.run()
         }
         "eta" => {
             let log = flags.take("--log").ok_or("eta needs --log FILE")?;

@@ -10,6 +10,7 @@ use plotters::prelude::*;
 use crate::bench::{Record, Sweep};
 use crate::estimate_check::{Checks, Outcome, TABLE_HEADER};
 use crate::measure::{self, Stats};
+use crate::plan::Plans;
 use crate::scaling::ScalingRun;
 
 pub(crate) fn run(check: bool) -> Result<(), String> {
@@ -22,6 +23,8 @@ pub(crate) fn run(check: bool) -> Result<(), String> {
     let readme = root.join("README.md");
     ensure_section(&readme, "benchmarks", &summary(&sweep, &scaling), check)?;
     ensure_section(&readme, "estimates", &estimates(&checks), check)?;
+    let plans: Plans = crate::workspace::read_json(&results.join("plans.json"))?;
+    ensure_section(&readme, "plans", &plan_table(&plans), check)?;
     ensure_section(&results.join("README.md"), "benchmarks", &details(&sweep, &scaling), check)?;
     ensure_chart(&results.join("growth.svg"), &sweep, check)
 }
@@ -349,6 +352,24 @@ fn estimates(checks: &Checks) -> String {
     let _ = write!(out, "\n{TABLE_HEADER}");
     for (outcome, _) in latest {
         let _ = writeln!(out, "{}", outcome.row());
+    }
+    out
+}
+
+/// The README's plans table: the latest sweep of `cargo xtask plan`, with its machine.
+fn plan_table(plans: &Plans) -> String {
+    let Some(sweep) = plans.plans.last() else { return String::new() };
+    let commit = sweep.build.git_commit.get(..10).unwrap_or("unknown");
+    let mut out = format!(
+        "Predicted by `cargo xtask plan` (`results/plans.json`) on {}, {} threads, commit \
+         {commit}, {}.\n\n{}",
+        sweep.timestamp_utc,
+        sweep.threads,
+        sweep.host.describe(),
+        crate::plan::TABLE_HEADER
+    );
+    for estimate in &sweep.results {
+        let _ = writeln!(out, "{}", crate::plan::row(estimate));
     }
     out
 }

@@ -1,6 +1,9 @@
 //! `count --audit F`: a count that checks itself. A seeded share of the tasks keep their
 //! own results beside the sum (in the checkpoint too), and once the count is done they are
-//! counted again on another kernel and compared one by one. A run of weeks on many machines
+//! counted again on another kernel, and where the method splits a task finer
+//! ([`Problem::parts`]: the join's next row, or a row set's parts by its first queens) as
+//! the sum of its parts, a walk of the same solutions in other pieces, and compared one
+//! by one. A run of weeks on many machines
 //! meets bit flips, bad nodes and paths the tests never reach; a total is reported only if
 //! every audited task agrees, and a task that does not is named.
 
@@ -52,8 +55,9 @@ impl Audit {
     }
 
     /// Counts the chosen tasks again, on the fastest kernel other than the count's that
-    /// this processor runs (the count's own where there is no other), and compares them
-    /// with what the count `recorded`. `None` if a signal stopped it.
+    /// this processor runs (the count's own where there is no other) and as the sum of
+    /// their parts where the method has any, and compares them with what the count
+    /// `recorded`. `None` if a signal stopped it.
     pub(crate) fn check(
         &self,
         problem: &Problem,
@@ -74,7 +78,14 @@ impl Audit {
         let report = Runner::new(
             chosen,
             move |(index, task): &(usize, Task)| {
-                let counts = solver.solve(task, false)?;
+                let parts = solver.parts(task, false)?;
+                let counts = if parts.is_empty() {
+                    solver.solve(task, false)?
+                } else {
+                    parts.iter().try_fold(Counts::default(), |sum, part| {
+                        sum.merge(&solver.solve(part, false)?)
+                    })?
+                };
                 Ok(Tally::of_task(counts, *index, true))
             },
             Tally::merge,
@@ -94,19 +105,25 @@ impl Audit {
             if (first.total, first.thirds) != (again.total, again.thirds) {
                 bail!(
                     "audit failed: task {index} of {} (key {key:?}) counted {} on {ran_on} but \
-                     {} on {}; no total is reported: recount that task on another machine",
+                     {} on {}{}; no total is reported: recount that task on another machine",
                     tasks.len(),
                     Shown(first),
                     Shown(again),
-                    recount.kernel()
+                    recount.kernel(),
+                    if recount.parts(&tasks[index], false)?.is_empty() { "" } else { " in parts" },
                 );
             }
         }
         let audited = report.result.by_task.len();
+        let in_parts = match tasks.first() {
+            Some(task) => !recount.parts(task, false)?.is_empty(),
+            None => false,
+        };
         Ok(Some(AuditReport {
             fraction: self.fraction,
             seed: self.seed,
             kernel: recount.kernel(),
+            in_parts,
             tasks: audited,
             agreed: audited,
         }))
@@ -126,7 +143,7 @@ impl fmt::Display for Shown<'_> {
 }
 
 /// SplitMix64's finaliser: neighbouring indices get unrelated draws.
-fn mix(mut x: u64) -> u64 {
+pub(crate) fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -140,6 +157,9 @@ pub(crate) struct AuditReport {
     pub(crate) seed: u64,
     /// The kernel the audited tasks were counted again on.
     pub(crate) kernel: Kernel,
+    /// Whether each was counted again as the sum of its parts one level finer.
+    #[serde(default)]
+    pub(crate) in_parts: bool,
     /// Tasks counted again.
     pub(crate) tasks: usize,
     /// Tasks whose two counts agreed: all of them, or no report is made.

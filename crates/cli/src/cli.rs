@@ -215,6 +215,16 @@ fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// How far an estimate's descents go below the count's tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum DescendTo {
+    /// Whole row sets.
+    RowSets,
+    /// Parts of row sets, by the columns of their halves' first queens.
+    Parts,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct EstimateArgs {
     #[command(flatten)]
@@ -224,6 +234,13 @@ pub(crate) struct EstimateArgs {
     /// running T threads, as `count --shard` splits the count for them.
     #[arg(long, value_name = "C", allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) cores: Option<NonZeroUsize>,
+
+    /// Time random whole row sets (row-sets) or parts of them (parts) below the count's
+    /// tasks even where whole tasks are small enough to time: to check against a count
+    /// the ways estimates take from N = 23 on [default: whole tasks where they fit in the
+    /// sample's time, else row sets, else parts].
+    #[arg(long, value_name = "TO", value_enum)]
+    pub(crate) descend: Option<DescendTo>,
 
     /// The seed of the sample: the same seed draws the same tasks [default: 1].
     #[arg(long, value_name = "S", default_value_t = 1)]

@@ -215,7 +215,11 @@ impl CountReport {
         };
         let line = match &self.audit {
             Some(audit) => {
-                format!("{line} audit={}/{} agreed on {}", audit.agreed, audit.tasks, audit.kernel)
+                let parts = if audit.in_parts { " in parts" } else { "" };
+                format!(
+                    "{line} audit={}/{} agreed on {}{parts}",
+                    audit.agreed, audit.tasks, audit.kernel
+                )
             }
             None => line,
         };

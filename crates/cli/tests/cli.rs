@@ -67,6 +67,19 @@ fn count_json_has_the_documented_shape() {
 }
 
 #[test]
+fn an_estimate_that_descends_predicts_the_work_with_its_model_error() {
+    let args = ["estimate", "16", "--method", "join", "--threads", "2", "--descend", "parts"];
+    let value = json(&[&args[..], &["--json"]].concat());
+    let number = |name: &str| value[name].as_f64().unwrap_or_else(|| panic!("{name}"));
+    assert_eq!(value["descended"], "parts");
+    let work = number("core_hours");
+    assert!(work > 0.0 && number("predicted_wall_s") > 0.0);
+    assert!(number("core_hours_low") <= work / 2.0 * (1.0 + 1e-9));
+    assert!(number("core_hours_high") >= work * 2.0 * (1.0 - 1e-9));
+    assert!(number("sampled_tasks") >= 1.0);
+}
+
+#[test]
 fn estimate_json_has_the_documented_shape() {
     for method in ["join", "eightfold"] {
         let value = json(&[

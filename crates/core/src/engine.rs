@@ -56,18 +56,29 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
 
     /// The tasks one level finer than `task` that partition its solutions, for an estimate
     /// that descends from a task too large to time whole to a random small part of it:
-    /// below the deepest split, the tasks of the next one, and below that, parts that only
-    /// an estimate times. Empty where the engine offers nothing finer: its tasks are timed
-    /// whole.
-    fn parts(&self, task: &Task) -> Result<Vec<Task>, Error> {
-        let _ = task;
+    /// the next row's choices down to a whole row set (the join's finest task), and, if
+    /// `within_row_sets`, below that the parts of a row set that only an estimate times.
+    /// Empty where the engine offers nothing finer: its tasks are timed whole.
+    fn parts(&self, task: &Task, within_row_sets: bool) -> Result<Vec<Task>, Error> {
+        let _ = (task, within_row_sets);
         Ok(Vec::new())
     }
 
-    /// Solves `task` and says what work it did, in the units its time grows with.
-    fn measure(&self, task: &Task) -> Result<Work, Error> {
-        let nodes = self.solve(task, true)?.nodes as f64;
-        Ok(Work { done: [nodes, 0.0], share: [nodes, 0.0] })
+    /// Builds what the engine builds once for many tasks and keeps (the join's tables of
+    /// a split's last rows), so that a timing of `task` that follows measures the task's
+    /// own work only.
+    fn prepare(&self, task: &Task) -> Result<(), Error> {
+        let _ = task;
+        Ok(())
+    }
+
+    /// Solves `task`, a part reached by a descent from a task whose key is `from` bytes
+    /// long, and says what work it did, in the units its time grows with, and what of it
+    /// is its own.
+    fn measure(&self, task: &Task, from: usize) -> Result<Work, Error> {
+        let _ = from;
+        self.solve(task, false)?;
+        Ok(Work { own_seconds: 0.0, share_of_rest: 1.0 })
     }
 
     /// How many tasks an estimate should sample from, for a count whose own list has
@@ -90,18 +101,19 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     }
 }
 
-/// The work one task or part of a task did, in the units an engine's time grows with: for
-/// backtracking the placements tried (and nothing in the second unit), for the join the
-/// pairs of half-boards tested and the half-boards built. Parts of one task may each redo
-/// work the task does once (the join's parts each build the half-boards of the other
-/// half): `share` is what the task would have done of `done`, divided among its parts, so
-/// that the shares of a task's parts sum to its own work.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// What timing a part of a task says of the task, for an estimate that times parts of
+/// tasks too large to time whole. A part redoes some of the work its task does once (the
+/// join's parts build the other half's half-boards again with each sibling, and a row set
+/// walked alone builds the rows its task shares among its row sets): of the part's time,
+/// `own_seconds` (timed by the engine: the join's pair count) are its own alone, and of the
+/// rest, the share `share_of_rest`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Work {
-    /// What the solve did, in each unit.
-    pub done: [f64; 2],
-    /// What of it the task the part belongs to would have done, in each unit.
-    pub share: [f64; 2],
+    /// Seconds of the solve that only this part spends.
+    pub own_seconds: f64,
+    /// The share of the rest of its time that is its own.
+    pub share_of_rest: f64,
 }
 
 /// One independent piece of a count, made by an engine ([`crate::Problem::tasks`]). Tasks

@@ -291,15 +291,23 @@ impl Problem {
         self.engine.solve(task, count_nodes)
     }
 
-    /// The tasks one level finer than `task` that partition its solutions, down to parts
-    /// of a task that only an estimate times; empty where the method offers nothing finer.
-    pub fn parts(&self, task: &Task) -> Result<Vec<Task>, Error> {
-        self.engine.parts(task)
+    /// The tasks one level finer than `task` that partition its solutions, down to whole
+    /// row sets, or `within_row_sets` to parts of them that only an estimate times; empty
+    /// where the method offers nothing finer.
+    pub fn parts(&self, task: &Task, within_row_sets: bool) -> Result<Vec<Task>, Error> {
+        self.engine.parts(task, within_row_sets)
     }
 
-    /// Solves `task` (or a part of one) and says what work it did and stands for.
-    pub fn measure(&self, task: &Task) -> Result<Work, Error> {
-        self.engine.measure(task)
+    /// Builds what the method builds once for many tasks and keeps, so that a timing of
+    /// `task` that follows measures its own work only.
+    pub fn prepare(&self, task: &Task) -> Result<(), Error> {
+        self.engine.prepare(task)
+    }
+
+    /// Solves `task`, a part reached by a descent from a task whose key is `from` bytes
+    /// long, and says what work it did and what of it is its own.
+    pub fn measure(&self, task: &Task, from: usize) -> Result<Work, Error> {
+        self.engine.measure(task, from)
     }
 
     /// The answer from the merged counts of every task, counting the solutions that

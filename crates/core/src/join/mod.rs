@@ -63,6 +63,13 @@ pub(crate) const WORK_UNIT: &str = "pair";
 /// list: N = 20 predicted 64.9 s for a 99.9 s count, and 96.2 s with this one.
 const SAMPLE_FINER: usize = 8;
 
+/// Half-boards a part built, and the share of them that is its own.
+#[derive(Clone, Copy, Debug)]
+struct BoardShares {
+    built: f64,
+    own: f64,
+}
+
 /// The join engine for one board size.
 #[derive(Clone, Debug)]
 pub(crate) struct Join {
@@ -92,22 +99,85 @@ impl Join {
     /// Counts the solutions below one task's key, or `None` if the key is not a task of
     /// this board.
     fn solve_key(&self, bytes: &[u8]) -> Option<JoinCount> {
-        self.walk_key(bytes).map(|(tally, _, _)| tally)
+        self.walk_key(bytes, false).map(|(tally, _, _)| tally)
     }
 
     /// Counts the solutions below one task's key, with the half-boards it built on each
-    /// side and the key read; `None` if the key is neither a task nor a part of one.
-    fn walk_key(&self, bytes: &[u8]) -> Option<(JoinCount, PerSide<u128>, Key)> {
+    /// side and the key read, its pair count `timed` if asked; `None` if the key is
+    /// neither a task nor a part of one.
+    fn walk_key(&self, bytes: &[u8], timed: bool) -> Option<(JoinCount, Vec<PerSide<u128>>, Key)> {
         let key = self.geometry.key(bytes)?;
         if key.first_columns != PerSide::default() && !self.has_parts(&key) {
             return None;
         }
         let tails = self.tails_of(&key.split);
-        let mut walk =
-            Walk::new(&self.geometry, &self.budget, &key, &tails, Count::new(&self.pair_kernel));
+        let count =
+            if timed { Count::timed(&self.pair_kernel) } else { Count::new(&self.pair_kernel) };
+        let mut walk = Walk::new(&self.geometry, &self.budget, &key, &tails, count);
         walk.run();
-        let (tally, boards) = (walk.goal.tally, walk.boards_built);
-        Some((tally, boards, key))
+        let tally = walk.goal.tally;
+        Some((tally, walk.boards_built, key))
+    }
+
+    /// Counts the solutions below `bytes`, a part reached by a descent from a task whose
+    /// key is `from` bytes long, and says how many half-boards it built and how many of
+    /// them are its own. Below the task the descent started from, a task's walk builds a
+    /// half-board once for every row set and part below the prefix it was built for, and
+    /// a descent reaches each of those alike: a board's own share is one over how many of
+    /// them there are. A part that fixes one half's first queen builds the other half's
+    /// boards again with each of its siblings: they share those too. `None` if the key is
+    /// not a part of this board.
+    fn board_shares(
+        &self,
+        bytes: &[u8],
+        from: usize,
+        timed: bool,
+    ) -> Option<Result<(JoinCount, BoardShares), Error>> {
+        let (tally, boards, key) = self.walk_key(bytes, timed)?;
+        Some(self.own_boards(bytes, from, &boards, &key).map(|shares| (tally, shares)))
+    }
+
+    /// The half-boards `boards` (by position) built for `key`, and the share of them that
+    /// is its own, as [`Join::board_shares`] says.
+    fn own_boards(
+        &self,
+        bytes: &[u8],
+        from: usize,
+        boards: &[PerSide<u128>],
+        key: &Key,
+    ) -> Result<BoardShares, Error> {
+        let head = bytes.len()
+            - key.decided.len()
+            - key.first_columns.west.map_or(0, |_| 1)
+            - key.first_columns.east.map_or(0, |_| 1);
+        // How many ways the descent goes on below each prefix of the key's rows.
+        let mut below = vec![1.0; key.decided.len() + 1];
+        for position in (0..key.decided.len()).rev() {
+            let prefix = &bytes[..head + position + 1];
+            let ways = if head + position + 1 >= from && position + 1 < key.decided.len() {
+                self.parts(&Task::new(self, prefix.to_vec()), false)?.len() as f64
+            } else {
+                1.0
+            };
+            below[position] = below[position + 1] * ways;
+        }
+        let ways_of = |side: Side| match key.first_columns[side] {
+            Some(_) => Join::first_open(key, side).len() as f64,
+            None => 1.0,
+        };
+        let shared_by = |side: Side| match side {
+            Side::West => ways_of(Side::East),
+            Side::East => ways_of(Side::West),
+        };
+        let (mut done, mut share) = (0.0, 0.0);
+        for (position, built) in boards.iter().enumerate() {
+            for side in Side::BOTH {
+                let built = built[side] as f64;
+                done += built;
+                share += built / (below[position.min(key.decided.len())] * shared_by(side));
+            }
+        }
+        Ok(BoardShares { built: done, own: share })
     }
 
     /// The columns, counted from the half's lowest, that `side`'s first queen may take in
@@ -182,10 +252,10 @@ impl Engine for Join {
         Ok(Counts { total: tally.total, nodes, ..Counts::default() })
     }
 
-    /// Below the deepest split, the next row's sides that leave each half no more rows
-    /// than columns; below a row set, its parts by the column of the west half's first
-    /// queen, then of the east's.
-    fn parts(&self, task: &Task) -> Result<Vec<Task>, Error> {
+    /// Above a row set, the next row's sides that leave each half no more rows than
+    /// columns; `within_row_sets`, below a row set, its parts by the column of the west
+    /// half's first queen, then of the east's.
+    fn parts(&self, task: &Task, within_row_sets: bool) -> Result<Vec<Task>, Error> {
         let bytes = task.key_for(self)?;
         let key = self.geometry.key(bytes).ok_or_else(|| task.foreign())?;
         let extended = |byte: u8| {
@@ -210,7 +280,7 @@ impl Engine for Join {
         }
         let next = Side::PARTS.into_iter().find(|&side| key.first_columns[side].is_none());
         Ok(match next {
-            Some(side) if self.has_parts(&key) => Join::first_open(&key, side)
+            Some(side) if within_row_sets && self.has_parts(&key) => Join::first_open(&key, side)
                 .into_iter()
                 .map(|index| extended(index as u8))
                 .collect(),
@@ -218,26 +288,21 @@ impl Engine for Join {
         })
     }
 
-    /// The pairs tested, and the half-boards built. A part that fixes one half's first
-    /// queen builds all the other half's boards, which each of its siblings builds again:
-    /// its share of them is theirs divided among the siblings.
-    fn measure(&self, task: &Task) -> Result<Work, Error> {
-        let (tally, boards, key) =
-            self.walk_key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
-        let shared_by = |side: Side| {
-            let other = match side {
-                Side::West => Side::East,
-                Side::East => Side::West,
-            };
-            match key.first_columns[other] {
-                Some(_) => Join::first_open(&key, other).len() as f64,
-                None => 1.0,
-            }
-        };
-        let pairs = tally.pairs_tested as f64;
-        let built = (boards.west + boards.east) as f64;
-        let share: f64 = Side::BOTH.iter().map(|&side| boards[side] as f64 / shared_by(side)).sum();
-        Ok(Work { done: [pairs, built], share: [pairs, share] })
+    fn prepare(&self, task: &Task) -> Result<(), Error> {
+        let key = self.geometry.key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
+        self.tails_of(&key.split);
+        Ok(())
+    }
+
+    /// The pair count, timed, is the part's own (the pairs of a row set's parts partition
+    /// its pairs); of the rest, mostly building half-boards, the share of the boards that
+    /// are its own ([`Join::board_shares`]).
+    fn measure(&self, task: &Task, from: usize) -> Result<Work, Error> {
+        let bytes = task.key_for(self)?;
+        let (tally, boards) =
+            self.board_shares(bytes, from, true).ok_or_else(|| task.foreign())??;
+        let share_of_rest = if boards.built > 0.0 { boards.own / boards.built } else { 1.0 };
+        Ok(Work { own_seconds: tally.pair_time.as_secs_f64(), share_of_rest })
     }
 
     fn sampled_tasks(&self, count_tasks: usize) -> usize {
@@ -321,7 +386,7 @@ mod tests {
 
     /// The finest parts below `task`.
     fn leaves(join: &Join, task: &Task) -> Vec<Task> {
-        let parts = join.parts(task).unwrap();
+        let parts = join.parts(task, true).unwrap();
         if parts.is_empty() {
             return vec![task.clone()];
         }
@@ -345,11 +410,12 @@ mod tests {
                 let key = join.geometry.key(task.key()).unwrap();
                 if key.is_row_set() && join.has_parts(&key) {
                     cut += 1;
-                    built += join.measure(&task).unwrap().done[1];
-                    shared += leaves(&join, &task)
-                        .iter()
-                        .map(|leaf| join.measure(leaf).unwrap().share[1])
-                        .sum::<f64>();
+                    let from = task.key().len();
+                    let shares = |task: &Task| {
+                        join.board_shares(task.key(), from, false).unwrap().unwrap().1
+                    };
+                    built += shares(&task).built;
+                    shared += leaves(&join, &task).iter().map(|leaf| shares(leaf).own).sum::<f64>();
                 }
             }
             assert!(cut > 0, "N = {n}: no row set has parts");
@@ -372,8 +438,11 @@ mod tests {
             let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
             for depth in 0..join.max_depth() {
                 let deeper: Vec<Task> = join.tasks(depth + 1);
-                let parts: Vec<Task> =
-                    join.tasks(depth).iter().flat_map(|task| join.parts(task).unwrap()).collect();
+                let parts: Vec<Task> = join
+                    .tasks(depth)
+                    .iter()
+                    .flat_map(|task| join.parts(task, true).unwrap())
+                    .collect();
                 // Parts leave out only the prefixes that put more rows in a half than it
                 // has columns, which hold no solution.
                 assert!(parts.iter().all(|part| deeper.contains(part)), "N = {n}");

@@ -8,6 +8,7 @@
 //! needs ([`Probe`]); the two are separate types so that counting carries no probe's test.
 
 use std::ops::Range;
+use std::time::{Duration, Instant};
 
 use super::budget::{Budget, SIGNATURE_BYTES};
 use super::pair_count::{PairKernel, Scratch};
@@ -42,6 +43,8 @@ pub(super) struct JoinCount {
     pub(super) total: u128,
     /// Pairs of half-boards tested for a clash.
     pub(super) pairs_tested: u128,
+    /// The time the pair count took, where it was asked for.
+    pub(super) pair_time: Duration,
 }
 
 /// Counting a task's solutions.
@@ -49,11 +52,19 @@ pub(super) struct Count<'a> {
     pair_kernel: &'a PairKernel,
     pub(super) pair_scratch: Scratch,
     pub(super) tally: JoinCount,
+    /// Whether to time the pair count, for an estimate.
+    timed: bool,
 }
 
 impl<'a> Count<'a> {
     pub(super) fn new(pair_kernel: &'a PairKernel) -> Count<'a> {
-        Count { pair_kernel, pair_scratch: Scratch::default(), tally: JoinCount::default() }
+        let (pair_scratch, tally) = (Scratch::default(), JoinCount::default());
+        Count { pair_kernel, pair_scratch, tally, timed: false }
+    }
+
+    /// A count that also times its pair count.
+    pub(super) fn timed(pair_kernel: &'a PairKernel) -> Count<'a> {
+        Count { timed: true, ..Count::new(pair_kernel) }
     }
 }
 
@@ -124,9 +135,10 @@ pub(super) struct Walk<'a, G> {
     pub(super) goal: G,
     /// The most bytes the walk's lists have held at once.
     pub(super) peak_list_bytes: usize,
-    /// Half-boards built on each side, north and complete: with the pairs tested, what a
+    /// Half-boards built on each side, by the position of the order whose row they were
+    /// built for (the complete ones at the order's end): with the pairs tested, what a
     /// task's time grows with.
-    pub(super) boards_built: PerSide<u128>,
+    pub(super) boards_built: Vec<PerSide<u128>>,
 }
 
 impl<'a, G: Goal> Walk<'a, G> {
@@ -153,7 +165,7 @@ impl<'a, G: Goal> Walk<'a, G> {
             halves: key.split.columns.map(|_, columns| Half::new(columns)),
             goal,
             peak_list_bytes: 0,
-            boards_built: PerSide::default(),
+            boards_built: vec![PerSide::default(); key.split.order.len() + 1],
         }
     }
 
@@ -206,7 +218,8 @@ impl<'a, G: Goal> Walk<'a, G> {
                 if !self.halves[side].place(self.geometry.n, level, piece, row, open) {
                     continue;
                 }
-                self.boards_built[side] += self.halves[side].levels[level + 1].len() as u128;
+                let built = self.halves[side].levels[level + 1].len() as u128;
+                self.boards_built[position][side] += built;
                 self.note_bytes();
                 if G::done(self) {
                     return;
@@ -318,8 +331,10 @@ impl Goal for Count<'_> {
             for east_piece in east_pieces {
                 walk.halves.west.fill_signatures(&tails.west, subsets.west, west_piece, most);
                 walk.halves.east.fill_signatures(&tails.east, subsets.east, east_piece, most);
+                let complete = walk.split.order.len();
                 for side in Side::BOTH {
-                    walk.boards_built[side] += walk.halves[side].signatures.len() as u128;
+                    let built = walk.halves[side].signatures.len() as u128;
+                    walk.boards_built[complete][side] += built;
                 }
                 walk.note_bytes();
                 walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight);
@@ -349,7 +364,11 @@ impl Count<'_> {
         // The smaller side is bit-sliced: its tables are built once per group of lanes.
         let (stored, queries) = if west.len() <= east.len() { (west, east) } else { (east, west) };
         let bits = geometry.signature_bits();
+        let started = self.timed.then(Instant::now);
         let count = self.pair_kernel.count(stored, queries, bits, &mut self.pair_scratch);
+        if let Some(started) = started {
+            self.tally.pair_time += started.elapsed();
+        }
         self.tally.total += weight * u128::from(count.disjoint);
         self.tally.pairs_tested += u128::from(count.tested);
     }

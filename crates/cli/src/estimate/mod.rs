@@ -7,6 +7,7 @@
 //! tasks, timed or taken at their stratum's mean, and the count's wall time is the time its
 //! workers take to work through those tasks in the order the runner serves them.
 
+use std::cell::Cell;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -19,7 +20,7 @@ use nqueens_scheduler::{
 };
 use serde::Serialize;
 
-use crate::cli::{EstimateArgs, ProgressMode};
+use crate::cli::{DescendTo, EstimateArgs, ProgressMode};
 use crate::count::check_memory;
 use crate::exit::usage;
 use crate::host::Host;
@@ -28,10 +29,19 @@ use crate::output::{self, say};
 use crate::progress::draws_bar;
 use crate::signals::Signals;
 use crate::spec::{self, RunSpec, Sharing};
-use crate::unique::count_each;
+
+mod descent;
+
+use self::descent::Descents;
 
 /// The most of the predicted work the sample may take.
 const SAMPLE_SHARE: f64 = 0.02;
+
+/// Run-to-run noise of a count's time on a shared machine, as a relative standard
+/// deviation: the same count of N = 20 took 41.4 s to 44.8 s from one day to the next
+/// (docs/measurements.md). It does not average out over a count's tasks, so it widens
+/// every interval beside the sampling error.
+const RUN_TO_RUN: f64 = 0.06;
 
 /// The longest the sample may run, whatever the share.
 const MOST_SAMPLE_TIME: Duration = Duration::from_secs(120);
@@ -79,19 +89,56 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         .transpose()?;
     // A count builds its task list and checks its memory before its first task.
     let setup_s = started.elapsed().as_secs_f64();
-    let unique_started = Instant::now();
-    if count_each(&problem.rotation_fixed()?, threads, signals.flag())?.is_none() {
-        return Ok(stopped(&signals));
-    }
+    let options = SampleOptions {
+        threads,
+        seed: args.seed,
+        progress: args.board.progress,
+        descend_to: args.descend,
+    };
     // And it counts the solutions fixed by rotations, on its threads, once its tasks are
-    // done.
-    let fixed_s = setup_s + unique_started.elapsed().as_secs_f64();
+    // done: a minute and more near N = 28, so they are sampled too.
+    let mut fixed_s = setup_s;
+    for fixed in problem.rotation_fixed()? {
+        let list = sampled_tasks(&fixed, fixed.tasks(0)?.len(), 0)?;
+        let Some(sample) = Sample::take(&fixed, list, options, &signals)? else {
+            return Ok(stopped(&signals));
+        };
+        fixed_s += sample.work.expected / threads as f64;
+    }
 
     let memory_before = memory::peak_resident_bytes();
-    let options = SampleOptions { threads, seed: args.seed, progress: args.board.progress };
     let list = sampled_tasks(&problem, count.tasks.len(), count.identity.depth)?;
-    let Some(sample) = Sample::take(&problem, list, options, &signals)? else {
-        return Ok(stopped(&signals));
+    let deepest = match &cluster {
+        Some((_, _, spec)) if spec.identity.depth > count.identity.depth => spec.tasks.clone(),
+        _ => list.clone(),
+    };
+    let has_parts = !problem.parts(&list[0], false)?.is_empty();
+    let sample = if has_parts {
+        let Some(descents) = Descents::take(&problem, &deepest, options, &signals)? else {
+            return Ok(stopped(&signals));
+        };
+        let descended = Sample::of_descents(deepest, descents, threads);
+        // Where whole tasks are small enough, a sample of them also times what parts
+        // leave out (the walk a task shares between its row sets) and holds the memory
+        // the count's threads will.
+        let whole_cost = (strata(list.len()) as f64 / list.len() as f64).max(SAMPLE_SHARE)
+            * descended.work.expected
+            / threads as f64;
+        let same_list = descended.list.len() == list.len();
+        if same_list && whole_cost <= MOST_SAMPLE_TIME.as_secs_f64() / 2.0 && args.descend.is_none()
+        {
+            let Some(whole) = Sample::take(&problem, list, options, &signals)? else {
+                return Ok(stopped(&signals));
+            };
+            whole
+        } else {
+            descended
+        }
+    } else {
+        let Some(whole) = Sample::take(&problem, list, options, &signals)? else {
+            return Ok(stopped(&signals));
+        };
+        whole
     };
     let wall = spread_like(sample.wall_time(&count.tasks, Shard::WHOLE), sample.work, fixed_s);
     let cluster = match cluster {
@@ -101,7 +148,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             // refine, so a cluster's deeper list is sampled on its own rather than summed
             // into the count's.
             let own;
-            let sample = if spec.identity.depth <= count.identity.depth {
+            let sample = if spec.identity.depth <= sample.depth {
                 &sample
             } else {
                 let list = sampled_tasks(&problem, spec.tasks.len(), spec.identity.depth)?;
@@ -132,7 +179,11 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             })
         }
     };
-    let peak_memory_bytes = peak_memory(&problem, threads, memory_before)?;
+    let peak_memory_bytes = if sample.descended.is_some() {
+        peak_memory(&problem, threads, memory_before)?
+    } else {
+        memory::peak_resident_bytes().unwrap_or(0)
+    };
 
     let estimate = Estimate {
         n: problem.n(),
@@ -150,6 +201,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         peak_memory_bytes,
         sampled_tasks: sample.timed,
         sampled_list_tasks: sample.list.len(),
+        descended: sample.descended,
         sample_s: sample.seconds,
         sample_share: sample.share(),
         seed: args.seed,
@@ -180,9 +232,12 @@ struct Estimate {
     core_hours_low: f64,
     core_hours_high: f64,
     peak_memory_bytes: u64,
-    /// Tasks timed, out of the finer list the sample was drawn from.
+    /// Tasks timed (parts of tasks, if `descended`), out of the finer list the sample was
+    /// drawn from.
     sampled_tasks: usize,
     sampled_list_tasks: usize,
+    /// What the sample timed below the list's tasks, if not the tasks themselves.
+    descended: Option<DescendTo>,
     /// How long the sample took, and its share of the predicted work.
     sample_s: f64,
     sample_share: f64,
@@ -235,8 +290,13 @@ impl Estimate {
                 duration(cluster.predicted_wall_s_high),
             );
         }
+        let timed = match self.descended {
+            None => "of",
+            Some(DescendTo::RowSets) => "row sets below",
+            Some(DescendTo::Parts) => "parts of row sets below",
+        };
         text += &format!(
-            "sampled {} of {} tasks in {:.1}s ({:.1}% of the predicted work, seed {})\n",
+            "sampled {} {timed} {} tasks in {:.1}s ({:.1}% of the predicted work, seed {})\n",
             self.sampled_tasks,
             self.sampled_list_tasks,
             self.sample_s,
@@ -253,17 +313,23 @@ fn stopped(signals: &Signals) -> ExitCode {
     signals.exit_code()
 }
 
-/// How a sample is run: on the count's threads, drawn by `seed`, its progress shown so.
+/// How a sample is run: on the count's threads, drawn by `seed`, its progress shown so,
+/// descending as far as asked or as far as it needs.
 #[derive(Clone, Copy)]
 struct SampleOptions {
     threads: usize,
     seed: u64,
     progress: ProgressMode,
+    descend_to: Option<DescendTo>,
 }
 
 /// A timed sample of a finer task list, and what it predicts of each of its tasks.
 struct Sample {
     list: Vec<Task>,
+    /// The split of the list.
+    depth: usize,
+    /// What it timed below the list's tasks, if not the tasks themselves.
+    descended: Option<DescendTo>,
     /// Each task's cost: its time if timed, else its stratum's mean.
     costs: Vec<f64>,
     /// The whole list's work, in thread-seconds.
@@ -286,7 +352,7 @@ impl Sample {
         let (timings, seconds) = time_sample(problem, &list, options, signals)?;
         let Some(timings) = timings else { return Ok(None) };
         let model = model_of(&timings, list.len());
-        let work = model.total().context("no task of the sample finished")?;
+        let work = with_run_to_run(model.total().context("no task of the sample finished")?);
         let mut costs: Vec<Option<f64>> = vec![None; list.len()];
         for &(index, seconds) in &timings {
             costs[index] = Some(seconds);
@@ -295,6 +361,8 @@ impl Sample {
             .map(|index| costs[index].or_else(|| model.expected(index)).unwrap_or(0.0))
             .collect();
         Ok(Some(Sample {
+            depth: list.first().map_or(0, |task| task.key().len()),
+            descended: None,
             list,
             costs,
             work,
@@ -303,6 +371,21 @@ impl Sample {
             threads: options.threads,
             seconds,
         }))
+    }
+
+    /// The sample that `descents` into `list` make.
+    fn of_descents(list: Vec<Task>, descents: Descents, threads: usize) -> Sample {
+        Sample {
+            depth: list.first().map_or(0, |task| task.key().len()),
+            descended: Some(descents.descended_to),
+            list,
+            costs: descents.costs,
+            work: with_model_error(with_run_to_run(descents.work), descents.descended_to),
+            timed: descents.timed,
+            timed_cost: descents.seconds * threads as f64,
+            threads,
+            seconds: descents.seconds,
+        }
     }
 
     /// The share of the predicted work the sample took.
@@ -343,6 +426,29 @@ fn spread_like(seconds: f64, work: Prediction, fixed: f64) -> Prediction {
     }
 }
 
+/// `work` with the run-to-run noise of [`RUN_TO_RUN`] added to its sampling error.
+fn with_run_to_run(work: Prediction) -> Prediction {
+    let sampling = (work.high - work.expected).max(work.expected - work.low);
+    let noise = 1.96 * RUN_TO_RUN * work.expected;
+    let margin = sampling.hypot(noise);
+    Prediction {
+        expected: work.expected,
+        low: (work.expected - margin).max(0.0),
+        high: work.expected + margin,
+    }
+}
+
+/// `work`, predicted from row sets or parts of them, with the error of the model that
+/// charges each its share ([`descent::model_error`]) either way.
+fn with_model_error(work: Prediction, descended_to: DescendTo) -> Prediction {
+    let error = descent::model_error(descended_to);
+    Prediction {
+        expected: work.expected,
+        low: work.low.min(work.expected / error),
+        high: work.high.max(work.expected * error),
+    }
+}
+
 /// The cost model of a sampled list of `tasks` with these `timings`.
 fn model_of(timings: &Timings, tasks: usize) -> CostModel {
     let mut model = CostModel::new(tasks, strata(tasks));
@@ -373,7 +479,7 @@ fn time_sample(
     options: SampleOptions,
     signals: &Signals,
 ) -> anyhow::Result<(Option<Timings>, f64)> {
-    let SampleOptions { threads, seed, progress } = options;
+    let SampleOptions { threads, seed, progress, .. } = options;
     let strata = strata(list.len());
     let order = stratified_order(&(0..list.len()).collect::<Vec<_>>(), strata, seed);
     let indexed: Vec<(usize, Task)> = list.iter().cloned().enumerate().collect();
@@ -405,7 +511,7 @@ fn time_sample(
     let mut warmed = false;
     let mut next = 0;
     let feed = |progress: &Progress<'_, Timings>| {
-        if !warmed {
+        if !warmed && !warm_up.is_empty() {
             warmed = true;
             return Ok(warm_up.to_vec());
         }
@@ -481,7 +587,12 @@ fn duration(seconds: f64) -> String {
 struct SampleDisplay {
     bar: Option<ProgressBar>,
     log: bool,
+    /// When the log last printed a line: one every [`LOG_EVERY`] at most.
+    logged: Cell<Option<Instant>>,
 }
+
+/// How often the sample's log prints a line, like a count's.
+const LOG_EVERY: Duration = Duration::from_secs(5);
 
 impl SampleDisplay {
     fn new(mode: ProgressMode) -> SampleDisplay {
@@ -495,7 +606,7 @@ impl SampleDisplay {
             bar.set_style(style);
             bar
         });
-        SampleDisplay { bar, log: mode == ProgressMode::Log }
+        SampleDisplay { bar, log: mode == ProgressMode::Log, logged: Cell::new(None) }
     }
 
     fn show(&self, timed: usize, session: Duration, share: f64) {
@@ -503,7 +614,8 @@ impl SampleDisplay {
         if let Some(bar) = &self.bar {
             bar.set_position((1000.0 * share / SAMPLE_SHARE).min(1000.0) as u64);
             bar.set_message(message);
-        } else if self.log {
+        } else if self.log && self.logged.get().is_none_or(|at| at.elapsed() >= LOG_EVERY) {
+            self.logged.set(Some(Instant::now()));
             say!(
                 "sampling: {message}, {:.1}% of the predicted work, {:.0}s",
                 100.0 * share,
