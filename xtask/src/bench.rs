@@ -150,7 +150,7 @@ impl Bench {
                 None
             } else {
                 let counted = measure::count(&binary, n, method, threads, &["--stats"])?;
-                measure::field(&counted.output, "nodes").ok()
+                measure::field(&counted.output["counts"], "nodes").ok()
             };
             bar.inc(1);
             results.push(Record {

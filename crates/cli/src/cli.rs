@@ -11,11 +11,20 @@ use nqueens_scheduler::Shard;
 /// Counts N-Queens solutions: all of them (OEIS A000170) and those distinct under the
 /// board's 8 symmetries (OEIS A002562).
 #[derive(Debug, Parser)]
-#[command(name = "nqueens", version, max_term_width = 100)]
+#[command(name = "nqueens", version, long_version = LONG_VERSION, max_term_width = 80)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
 }
+
+/// `--version`'s long form: the commit built, and the optional features built in.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("NQUEENS_COMMIT"),
+    ")\nfeatures: ",
+    env!("NQUEENS_FEATURES"),
+);
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
@@ -31,6 +40,17 @@ pub(crate) enum Command {
     Verify(VerifyArgs),
     /// Sum the JSON results of the shards of one run and print the count.
     Merge(MergeArgs),
+    /// Print a shell's completion script for nqueens (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
+    /// Print the manual page of nqueens, in roff (`nqueens man | man -l -`).
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
 }
 
 /// What defines a count and the share of the machine it runs on: `count` and `estimate`
@@ -38,38 +58,64 @@ pub(crate) enum Command {
 #[derive(Debug, Args)]
 pub(crate) struct BoardArgs {
     /// The board size, 1 to 128.
-    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_whole)]
+    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_board_size)]
     pub(crate) n: usize,
 
-    /// How to count: join (half-board meet in the middle, fastest from N = 16), eightfold
-    /// (backtracking with the 8-fold symmetry), half (mirror halving), plain (no symmetry),
-    /// or auto, the fastest for N. All are exact and report total and unique counts
-    /// [default: auto; with --place, plain, the only one allowed].
-    #[arg(long, value_name = "METHOD", default_value = "auto")]
+    /// How to count: auto, join, eightfold, half or plain [default: auto].
+    ///
+    /// join (half-board meet in the middle, fastest from N = 16), eightfold (backtracking
+    /// with the 8-fold symmetry), half (mirror halving), plain (no symmetry), or auto, the
+    /// fastest for N; with --place, plain, the only one allowed. All are exact and report
+    /// total and unique counts.
+    #[arg(long, value_name = "METHOD", default_value = "auto", hide_default_value = true)]
     pub(crate) method: MethodChoice,
 
-    /// The instruction set the count runs on: avx512 (backtracking: sixteen boards at a time
-    /// in AVX-512 registers, N <= 28; join: 512 pairs at a time, with VPOPCNTDQ), avx2
-    /// (eight boards, N <= 28; 256 pairs), scalar (one board; 64 pairs), or auto, the fastest
-    /// this processor has for N. All give the same counts; one the processor lacks is refused.
+    /// The instruction set: auto, avx512, avx2 or scalar.
+    ///
+    /// avx512 (backtracking: sixteen boards at a time in AVX-512 registers, N <= 28; join:
+    /// 512 pairs at a time, with VPOPCNTDQ), avx2 (eight boards, N <= 28; 256 pairs),
+    /// scalar (one board; 64 pairs), or auto, the fastest this processor has for N. All give
+    /// the same counts; one the processor lacks is refused.
     #[arg(long, value_name = "KERNEL", default_value = "auto", value_parser = parse_kernel)]
     pub(crate) kernel: Kernel,
 
-    /// Hold at most this much memory, in bytes or with a K, M, G or T suffix (powers of
-    /// 1024): the join holds this divided by the threads (at least 4 MiB; without this
-    /// option, 1.5 GiB or less), counting row sets too large for that in pieces; a count
-    /// that needs more is refused up front [default: 3/4 of the machine's memory].
+    /// Hold at most SIZE of memory (K, M, G, T: powers of 1024).
+    ///
+    /// The join holds this divided by the threads (at least 4 MiB; without this option,
+    /// 1.5 GiB or less), counting row sets too large for that in pieces; a count that needs
+    /// more is refused up front, and so is more than the machine has. Backtracking needs
+    /// only a board per thread and says that it ignores the limit [default: 3/4 of the
+    /// machine's memory].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) max_memory: Option<u64>,
 
     /// Worker threads [default: the number of logical CPUs].
-    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_positive)]
+    #[arg(
+        short = 'j',
+        long,
+        value_name = "T",
+        allow_negative_numbers = true,
+        value_parser = parse_positive
+    )]
     pub(crate) threads: Option<NonZeroUsize>,
 
-    /// Progress on stderr: a bar on a terminal (auto), always a bar, a line every few
-    /// seconds (log, for batch jobs), or nothing.
-    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    /// Progress on stderr: auto, bar, log or never.
+    ///
+    /// auto: a bar on a terminal, else nothing; bar: a bar (its lines as log's where
+    /// stderr is no terminal); log: a line every 5 seconds, for batch jobs; never: nothing.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto, hide_possible_values = true)]
     pub(crate) progress: ProgressMode,
+
+    /// No progress on stderr: the same as --progress never.
+    #[arg(short, long, conflicts_with = "progress")]
+    pub(crate) quiet: bool,
+}
+
+impl BoardArgs {
+    /// How progress is shown: as --progress says, or not at all with --quiet.
+    pub(crate) fn progress(&self) -> ProgressMode {
+        if self.quiet { ProgressMode::Never } else { self.progress }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -77,21 +123,25 @@ pub(crate) struct CountArgs {
     #[command(flatten)]
     pub(crate) board: BoardArgs,
 
-    /// Count only the solutions holding these queens: row:column pairs counted from 1, in
-    /// any rows, comma-separated or given with --place again. A partial board has no
-    /// symmetry, so no unique count is reported.
+    /// Count only the solutions holding these queens (R:C from 1, comma-separated).
+    ///
+    /// Row:column pairs counted from 1, in any rows, comma-separated or given with --place
+    /// again. A partial board has no symmetry, so no unique count is reported.
     #[arg(long, value_name = "R:C,...", value_delimiter = ',', value_parser = parse_queen)]
     pub(crate) place: Vec<(usize, usize)>,
 
-    /// Count only the solutions that a turn of the board leaves unchanged: half-turn (OEIS
-    /// A032522) or quarter-turn (OEIS A033148), with a search of their own; no unique count
-    /// is reported.
+    /// Count only the solutions a turn leaves unchanged: half-turn or quarter-turn.
+    ///
+    /// half-turn counts OEIS A032522, quarter-turn OEIS A033148, each with a search of its
+    /// own; no unique count is reported.
     #[arg(long, value_name = "TURN", conflicts_with_all = ["place", "method"])]
     pub(crate) symmetric: Option<Turn>,
 
-    /// Count a seeded share F (0 < F <= 1) of the tasks again on another kernel once the
-    /// count is done, and report the total only if every one agrees; a task that does not
-    /// is named. Costs about F of the count's time.
+    /// Count a share F of the tasks again, and report the total only if they agree.
+    ///
+    /// A seeded share F (0 < F <= 1) of the tasks is counted again once the count is done,
+    /// on another kernel and, with the join, as the sum of each task's parts; a task that
+    /// does not agree is named and no total is reported. Costs about F of the count's time.
     #[arg(
         long,
         value_name = "F",
@@ -105,7 +155,7 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "S", default_value_t = 0, requires = "audit")]
     pub(crate) audit_seed: u64,
 
-    /// Rows fixed in each task [default: enough for at least 64 tasks per thread].
+    /// Rows fixed in each task [default: at least 64 tasks per thread].
     #[arg(long, value_name = "K")]
     pub(crate) depth: Option<usize>,
 
@@ -113,9 +163,10 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "I/M")]
     pub(crate) shard: Option<Shard>,
 
-    /// Share the count among the ranks of an MPI job (run under mpirun): rank 0 hands out
-    /// batches of tasks, each rank runs them on its threads, and rank 0 prints the sum. Needs
-    /// a build with `--features mpi`.
+    /// Share the count among the ranks of an MPI job (run under mpirun).
+    ///
+    /// Rank 0 hands out batches of tasks, each rank runs them on its threads, and rank 0
+    /// prints the sum. Needs a build with `--features mpi`.
     #[arg(long, conflicts_with_all = ["shard", "checkpoint"])]
     pub(crate) mpi: bool,
 
@@ -131,9 +182,12 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "SECS", default_value_t = 60.0, requires = "checkpoint")]
     pub(crate) checkpoint_every: f64,
 
-    /// Count the placements tried (nodes; for the join, the pairs of half-boards tested) and
-    /// report them with the thread-time per node, to see the kernel's efficiency apart from
-    /// the symmetry gain (slows backtracking a little), and the peak memory.
+    /// Report the work done (placements or pairs tested) and the peak memory.
+    ///
+    /// Counts the placements tried (for the join, the pairs of half-boards tested) and
+    /// reports them with the thread-time per one, to see the kernel's efficiency apart from
+    /// the symmetry gain (slows backtracking a little), and the peak memory. Part of a
+    /// checkpoint's identity: a run resumes only with the same --stats.
     #[arg(long)]
     pub(crate) stats: bool,
 
@@ -187,7 +241,23 @@ fn parse_fraction(text: &str) -> Result<f64, String> {
 /// A whole number, where clap's own parser would answer `-3` with "unexpected argument"
 /// and `3.5` with "invalid digit found in string".
 fn parse_whole(text: &str) -> Result<usize, String> {
-    text.trim().parse().map_err(|_| format!("'{text}' is not a whole number"))
+    text.trim().parse().map_err(|_| match text.trim().strip_prefix('-') {
+        Some(rest) if rest.parse::<u64>().is_ok() => format!("'{text}' is negative"),
+        _ => format!("'{text}' is not a whole number"),
+    })
+}
+
+/// A board size, whose range the method checks.
+fn parse_board_size(text: &str) -> Result<usize, String> {
+    parse_whole(text).map_err(|_| format!("'{text}' is not a board size (a whole number from 1)"))
+}
+
+/// A seed or a limit: a whole number from 0.
+fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim().parse().map_err(|_| match text.trim().strip_prefix('-') {
+        Some(rest) if rest.parse::<u64>().is_ok() => format!("'{text}' is negative"),
+        _ => format!("'{text}' is not a whole number from 0"),
+    })
 }
 
 /// A size in bytes: a number, optionally followed by K, M, G or T (powers of 1024), with
@@ -230,20 +300,23 @@ pub(crate) struct EstimateArgs {
     #[command(flatten)]
     pub(crate) board: BoardArgs,
 
-    /// Also predict the wall time on C cores of a cluster of machines like this one, each
-    /// running T threads, as `count --shard` splits the count for them.
+    /// Also predict the wall time on a cluster of C cores like this machine's.
+    ///
+    /// Machines like this one, each running T threads, as `count --shard` splits the count
+    /// for them.
     #[arg(long, value_name = "C", allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) cores: Option<NonZeroUsize>,
 
-    /// Time random whole row sets (row-sets) or parts of them (parts) below the count's
-    /// tasks even where whole tasks are small enough to time: to check against a count
-    /// the ways estimates take from N = 23 on [default: whole tasks where they fit in the
-    /// sample's time, else row sets, else parts].
+    /// Descend to row-sets or to parts of them, whatever their size.
+    ///
+    /// The join's estimate times random whole row sets below the count's tasks, or parts
+    /// of row sets where row sets are too large for the sample's time; this chooses, to
+    /// check either against a count [default: row sets where they fit, else parts].
     #[arg(long, value_name = "TO", value_enum)]
     pub(crate) descend: Option<DescendTo>,
 
-    /// The seed of the sample: the same seed draws the same tasks [default: 1].
-    #[arg(long, value_name = "S", default_value_t = 1)]
+    /// The seed of the sample: the same seed draws the same tasks.
+    #[arg(long, value_name = "S", default_value_t = 1, allow_negative_numbers = true, value_parser = parse_seed)]
     pub(crate) seed: u64,
 
     /// Print one JSON object on stdout instead of lines of text.
@@ -254,7 +327,7 @@ pub(crate) struct EstimateArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SolveArgs {
     /// The board size: 1, or 4 up to 100000000 (10000000 with --random).
-    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_whole)]
+    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_board_size)]
     pub(crate) n: usize,
 
     /// Draw the board with Q and . (up to N = 40, which fits an 80-column terminal).
@@ -265,52 +338,72 @@ pub(crate) struct SolveArgs {
     #[arg(long)]
     pub(crate) json: bool,
 
-    /// A random solution, found by a min-conflicts local search, instead of the constructed
-    /// one.
+    /// A random solution instead of the constructed one (prints its seed on stderr).
+    ///
+    /// Found by a min-conflicts local search; without --seed the seed is drawn from the
+    /// clock and said on stderr, so that the solution can be found again.
     #[arg(long)]
     pub(crate) random: bool,
 
     /// The seed of --random: the same seed gives the same solution [default: from the
     /// clock].
-    #[arg(long, value_name = "S", requires = "random")]
+    #[arg(
+        long,
+        value_name = "S",
+        requires = "random",
+        allow_negative_numbers = true,
+        value_parser = parse_seed
+    )]
     pub(crate) seed: Option<u64>,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
     /// The board size, 1 to 128.
-    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_whole)]
+    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_board_size)]
     pub(crate) n: usize,
 
     /// Stop after K solutions.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = parse_seed)]
     pub(crate) limit: Option<u64>,
 
     /// One solution per class under the board's 8 symmetries: the least of its images.
     #[arg(long)]
     pub(crate) unique: bool,
 
+    /// How each solution is printed: text, board or json.
+    ///
     /// text: the column of each row, from 1; board: each drawn with Q and . (up to N = 40);
-    /// json: one {"n", "columns"} object per line.
+    /// json: one {"n", "columns"} object per line. `nqueens verify` reads all three.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
 
     /// Worker threads [default: the number of logical CPUs].
-    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = parse_positive)]
+    #[arg(
+        short = 'j',
+        long,
+        value_name = "T",
+        allow_negative_numbers = true,
+        value_parser = parse_positive
+    )]
     pub(crate) threads: Option<NonZeroUsize>,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct VerifyArgs {
-    /// The column of each row's queen, counted from 1, separated by spaces or commas;
-    /// without them, one placement per line is read from standard input.
+    /// The column of each row's queen, from 1; without them, placements from stdin.
+    ///
+    /// Separated by spaces or commas. Standard input holds placements as `list` and
+    /// `solve` print them: a line of columns, a JSON object with "columns", or a board
+    /// drawn with Q and . (boards separated by a blank line).
     #[arg(value_name = "COLUMNS")]
     pub(crate) columns: Vec<String>,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct MergeArgs {
-    /// The shard results, as printed by `nqueens count --shard I/M --json`.
+    /// The shard results, as `nqueens count --shard I/M --json` prints them; `-` reads one
+    /// from standard input.
     #[arg(required = true, value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
 
@@ -318,9 +411,10 @@ pub(crate) struct MergeArgs {
     #[arg(long)]
     pub(crate) json: bool,
 
-    /// Compare two results of one shard (run on two machines, say) task by task instead of
-    /// summing shards: print the tasks whose counts differ, with their keys, and exit with
-    /// status 1 if any do.
+    /// Compare two results of one shard task by task instead of summing shards.
+    ///
+    /// Two results of one shard (run on two machines, say): print the tasks whose counts
+    /// differ, with their keys, and exit with status 1 if any do.
     #[arg(long, conflicts_with = "json")]
     pub(crate) compare: bool,
 }
@@ -343,6 +437,9 @@ pub(crate) enum ProgressMode {
 
 /// One queen of `--place`, `R:C` counted from 1, as a 0-based `(row, column)`.
 fn parse_queen(text: &str) -> Result<(usize, usize), String> {
+    if text.trim().is_empty() {
+        return Err("an empty queen: a comma too many?".to_owned());
+    }
     let (row, column) = text
         .split_once(':')
         .ok_or_else(|| "expected R:C, a row and a column counted from 1".to_owned())?;

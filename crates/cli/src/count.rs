@@ -79,7 +79,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         runner = runner.checkpoint(path, checkpoint_every, fields);
     }
 
-    let mut display = Display::new(args.board.progress);
+    let mut display = Display::new(args.board.progress());
     let outcome = runner.run(|progress| display.update(progress));
     display.finish();
     let report = outcome.context("count failed")?;
@@ -139,9 +139,9 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         unique,
         elapsed_s: report.elapsed.as_secs_f64(),
         shard: (!whole).then_some(ShardInfo { index: shard.index, count: shard.count }),
-        stats: args
-            .stats
-            .then(|| NodeStats::of_this_process(counts.nodes, report.elapsed, threads)),
+        stats: args.stats.then(|| {
+            NodeStats::of_this_process(counts.nodes, problem.work_unit(), report.elapsed, threads)
+        }),
         host: Some(Host::this()),
         audit: audited,
         by_task: (!whole).then_some(by_task),
@@ -204,6 +204,21 @@ pub(crate) fn check_memory(
     threads: usize,
     max_memory: Option<u64>,
 ) -> anyhow::Result<Problem> {
+    if let (Some(limit), Some(machine)) = (max_memory, memory::machine_bytes())
+        && limit > machine
+    {
+        return Err(usage!(
+            "--max-memory {} is more than this machine's {}",
+            memory::human(limit),
+            memory::human(machine)
+        ));
+    }
+    if max_memory.is_some() && problem.min_memory_per_thread().is_none() {
+        say!(
+            "note: the {} method needs only a board per thread, so --max-memory changes nothing",
+            problem.method()
+        );
+    }
     let (limit, source) = match max_memory {
         Some(limit) => (limit, "--max-memory"),
         None => match memory::machine_bytes() {

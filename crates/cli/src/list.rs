@@ -9,13 +9,14 @@
 //! makes every worker's next send fail, and the workers end.
 
 use std::collections::BTreeMap;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel, sync_channel};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use nqueens_core::{Enumeration, EnumerationTask, Solution};
@@ -38,23 +39,37 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
     let threads = crate::spec::threads(args.threads)?;
     let tasks = enumeration.tasks(TASK_DEPTH.min(args.n - 1))?;
     let limit = args.limit.map_or(usize::MAX, |limit| usize::try_from(limit).unwrap_or(usize::MAX));
-    let mut out = BufWriter::new(output::stdout()?);
+    // A terminal sees each solution as it is found; a pipe gets full buffers, and at
+    // least every FLUSH_EVERY what is found, so a slow listing still streams.
+    let interactive = std::io::stdout().is_terminal();
+    let mut out = BufWriter::with_capacity(OUTPUT_BUFFER, output::stdout()?);
+    let mut flushed = Instant::now();
     for solution in InOrder::start(enumeration, tasks, threads).take(limit) {
         let solution = solution?;
         let printed = show::write(&mut out, &solution, args.format).and_then(|()| {
             if args.format == Format::Board {
                 writeln!(out)?;
             }
-            // Flushed one by one, so that a reader sees each solution as it is found.
-            out.flush()
+            if interactive || flushed.elapsed() >= FLUSH_EVERY {
+                flushed = Instant::now();
+                out.flush()?;
+            }
+            Ok(())
         });
         if let Err(error) = printed {
             show::unless_closed(Err(error))?;
             return Ok(ExitCode::SUCCESS);
         }
     }
+    show::unless_closed(out.flush())?;
     Ok(ExitCode::SUCCESS)
 }
+
+/// The bytes of output gathered before a write to a pipe or file.
+const OUTPUT_BUFFER: usize = 1 << 16;
+
+/// The longest a found solution waits in the buffer.
+const FLUSH_EVERY: Duration = Duration::from_millis(100);
 
 /// What a worker sends over a task's channel.
 enum Message {

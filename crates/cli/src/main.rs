@@ -11,6 +11,7 @@ mod estimate;
 mod exit;
 mod host;
 mod list;
+mod manual;
 mod memory;
 mod merge;
 #[cfg(feature = "mpi")]
@@ -48,15 +49,7 @@ fn main() -> ExitCode {
             return ExitCode::from(USAGE_ERROR);
         }
         Err(err) => {
-            // clap appends usage and a hint; one line says what is wrong. Its first
-            // paragraph is the message, sometimes wrapped onto a second line.
-            let rendered = err.render().to_string();
-            let message: Vec<&str> = rendered
-                .lines()
-                .take_while(|line| !line.trim().is_empty())
-                .map(str::trim)
-                .collect();
-            say!("{}", message.join(" ").trim_start_matches("error: "));
+            say!("{}", usage_error(&err.render().to_string()));
             return ExitCode::from(USAGE_ERROR);
         }
     };
@@ -69,6 +62,21 @@ fn main() -> ExitCode {
     }
 }
 
+/// What clap says of a usage error, in one line, and its suggestion (`tip: a similar
+/// argument exists`, `tip: some similar subcommands exist`) on a second where it has one:
+/// clap's usage and its pointer to --help follow it, which the help itself holds.
+fn usage_error(rendered: &str) -> String {
+    let mut paragraphs = rendered.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
+    let message = paragraphs.next().unwrap_or_default();
+    let message: Vec<&str> = message.lines().map(str::trim).collect();
+    let mut said = message.join(" ").trim_start_matches("error: ").to_owned();
+    for tip in paragraphs.filter(|p| p.starts_with("tip:")) {
+        said += "\n  ";
+        said += &tip.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    }
+    said
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Count(args) => count::run(args),
@@ -77,5 +85,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List(args) => list::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Completions(args) => manual::completions(&args),
+        Command::Man => manual::man(),
     }
 }

@@ -22,12 +22,11 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         return compare(&args.files);
     }
     let mut shards: Vec<(PathBuf, CountReport, ShardInfo)> = Vec::new();
-    for path in &args.files {
-        let report = read(path)?;
+    for (path, report) in read_all(&args.files)? {
         let Some(info) = report.shard else {
             return Err(usage!("{} is the result of a whole run, not of a shard", path.display()));
         };
-        shards.push((path.clone(), report, info));
+        shards.push((path, report, info));
     }
     let (first_path, first, first_shard) = &shards[0];
     let mut by_index: BTreeMap<usize, &Path> = BTreeMap::new();
@@ -94,10 +93,10 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
 
 /// `merge --compare A B`: the tasks whose counts differ between two results of one shard.
 fn compare(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
-    let [first_path, second_path] = files else {
-        return Err(usage!("--compare takes two results of one shard, got {}", files.len()));
+    let reports = read_all(files)?;
+    let [(first_path, first), (second_path, second)] = &reports[..] else {
+        return Err(usage!("--compare takes two results of one shard, got {}", reports.len()));
     };
-    let (first, second) = (read(first_path)?, read(second_path)?);
     let (a, b) = (first_path.display(), second_path.display());
     if let Some(difference) = first.run.difference(&second.run) {
         return Err(usage!("{a} and {b} are of different runs: {difference} in {a}"));
@@ -114,7 +113,7 @@ fn compare(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
             )
         })
     };
-    let (ours, theirs) = (kept(&first, first_path)?, kept(&second, second_path)?);
+    let (ours, theirs) = (kept(first, first_path)?, kept(second, second_path)?);
     let tasks = first.run.problem()?.tasks(first.run.depth)?;
     let indices: BTreeSet<usize> = ours.keys().chain(theirs.keys()).copied().collect();
     let shown = |counts: Option<&Counts>| match counts {
@@ -153,10 +152,56 @@ fn merged_audit<'a>(audits: impl Iterator<Item = Option<&'a AuditReport>>) -> Op
     })?
 }
 
+/// What `-` stands for among the files: standard input.
+const STDIN: &str = "-";
+
+/// The reports `files` hold: one in each file, and every one on standard input for `-`
+/// (`cat shard-*.json | nqueens merge -`), named `stdin:K` for the K-th.
+fn read_all(files: &[PathBuf]) -> anyhow::Result<Vec<(PathBuf, CountReport)>> {
+    if files.iter().filter(|path| path.as_os_str() == STDIN).count() > 1 {
+        return Err(usage!("standard input (-) is given more than once"));
+    }
+    let mut reports = Vec::new();
+    for path in files {
+        if path.as_os_str() != STDIN {
+            reports.push((path.clone(), read(path)?));
+            continue;
+        }
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+            .context("cannot read standard input")?;
+        let objects = serde_json::Deserializer::from_str(&text).into_iter::<serde_json::Value>();
+        let before = reports.len();
+        for (index, object) in objects.enumerate() {
+            let name = PathBuf::from(format!("stdin:{}", index + 1));
+            let object = object.map_err(|error| {
+                usage!(
+                    "{} is not the JSON output of nqueens count --shard: {error}",
+                    name.display()
+                )
+            })?;
+            let report = checked(&name, serde_json::from_value(object))?;
+            reports.push((name, report));
+        }
+        if reports.len() == before {
+            return Err(usage!("standard input (-) holds no shard result"));
+        }
+    }
+    Ok(reports)
+}
+
 fn read(path: &Path) -> anyhow::Result<CountReport> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let report: CountReport = serde_json::from_str(text.trim()).map_err(|error| {
+    checked(path, serde_json::from_str(text.trim()))
+}
+
+/// The report read from `path`, if it is one and holds together.
+fn checked(
+    path: &Path,
+    parsed: Result<CountReport, serde_json::Error>,
+) -> anyhow::Result<CountReport> {
+    let report: CountReport = parsed.map_err(|error| {
         usage!("{} is not the JSON output of nqueens count --shard: {error}", path.display())
     })?;
     let inconsistent = |what: &str| usage!("{} is inconsistent: {what}", path.display());
@@ -204,5 +249,6 @@ fn merged_stats(shards: &[(PathBuf, CountReport, ShardInfo)], nodes: u128) -> Op
     }
     let thread_ns: f64 = shards.iter().map(|(_, s, _)| s.elapsed_s * 1e9 * s.threads as f64).sum();
     let peak = shards.iter().filter_map(|(_, s, _)| s.stats.as_ref()?.peak_memory_bytes).max();
-    Some(NodeStats::new(nodes, thread_ns, peak))
+    let unit = shards.first().map_or("node", |(_, s, _)| s.run.method.work_unit());
+    Some(NodeStats::new(nodes, unit, thread_ns, peak))
 }

@@ -126,7 +126,7 @@ fn share(
         run: identity.clone(),
         next: 0,
         ranks: vec![RankState::default(); ranks],
-        display: Display::new(args.board.progress),
+        display: Display::new(args.board.progress()),
         started,
     };
     let counts = coordinator.serve(share, tasks)?;
@@ -139,7 +139,9 @@ fn share(
         unique: finish_here(&problem, &counts, threads)?,
         elapsed_s: elapsed.as_secs_f64(),
         shard: None,
-        stats: args.stats.then(|| NodeStats::of_this_process(counts.nodes, elapsed, all_threads)),
+        stats: args.stats.then(|| {
+            NodeStats::of_this_process(counts.nodes, problem.work_unit(), elapsed, all_threads)
+        }),
         host: None,
         audit: None,
         by_task: None,

@@ -74,3 +74,8 @@ pub(crate) fn stdout() -> anyhow::Result<io::StdoutLock<'static>> {
     }
     Ok(io::stdout().lock())
 }
+
+/// `count` of `word`, in the plural unless there is one: `1 task`, `2 tasks`.
+pub(crate) fn plural(count: usize, word: &str) -> String {
+    if count == 1 { format!("1 {word}") } else { format!("{count} {word}s") }
+}

@@ -30,6 +30,8 @@ pub(crate) struct Display {
     view: View,
     /// Whether the latest checkpoint save failed, so that a run of failures warns once.
     checkpoint_failing: bool,
+    /// Whether the run has said how far the checkpoint it resumed had come.
+    resume_said: bool,
 }
 
 enum View {
@@ -40,17 +42,25 @@ enum View {
 
 impl Display {
     pub(crate) fn new(mode: ProgressMode) -> Display {
-        let view = if draws_bar(mode) {
-            View::bar()
-        } else if mode == ProgressMode::Log {
-            View::Log { last: None }
-        } else {
-            View::Hidden
+        let view = match shown_as(mode) {
+            Shown::Bar => View::bar(),
+            Shown::Log => View::Log { last: None },
+            Shown::Nothing => View::Hidden,
         };
-        Display { view, checkpoint_failing: false }
+        Display { view, checkpoint_failing: false, resume_said: false }
     }
 
     pub(crate) fn update(&mut self, progress: &Progress<'_, impl Found>) {
+        if !self.resume_said && progress.resumed > 0 && !matches!(self.view, View::Hidden) {
+            self.resume_said = true;
+            let earlier = progress.elapsed.saturating_sub(progress.session).as_secs_f64();
+            self.view.say(&format!(
+                "resuming the checkpoint: {} of {} tasks done in {} before",
+                progress.resumed,
+                progress.total,
+                clock(earlier)
+            ));
+        }
         self.view.update(progress);
         let failure = progress.checkpoint_failure;
         if failure.is_some() != self.checkpoint_failing {
@@ -74,15 +84,11 @@ impl Display {
 }
 
 impl View {
+    /// A bar drawn from the first update on (before it, the list's length is unknown), in
+    /// the fields the terminal's width holds.
     fn bar() -> View {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} tasks {percent:>3}% ETA {prefix} | {msg}",
-        )
-        .expect("the template is valid")
-        .progress_chars("=> ");
-        bar.set_style(style);
-        bar.enable_steady_tick(Duration::from_millis(200));
+        bar.set_style(bar_style(terminal_width()));
         View::Bar(bar)
     }
 
@@ -100,10 +106,11 @@ impl View {
                 if bar.length() != Some(progress.total as u64) {
                     bar.set_length(progress.total as u64);
                     bar.reset_eta();
+                    bar.enable_steady_tick(Duration::from_millis(200));
                 }
                 bar.set_position(progress.done as u64);
                 bar.set_elapsed(progress.elapsed);
-                bar.set_prefix(eta(progress).map_or_else(|| "unknown".to_owned(), clock));
+                bar.set_prefix(eta(progress).map_or_else(|| "--:--:--".to_owned(), clock));
                 bar.set_message(solutions_so_far(progress));
             }
             View::Log { last } => {
@@ -142,9 +149,52 @@ fn log_line(progress: &Progress<'_, impl Found>) -> String {
     )
 }
 
-/// Whether progress in `mode` is a bar: always for `bar`, and for `auto` on a terminal.
-pub(crate) fn draws_bar(mode: ProgressMode) -> bool {
-    mode == ProgressMode::Bar || (mode == ProgressMode::Auto && std::io::stderr().is_terminal())
+/// How progress is shown on stderr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shown {
+    Bar,
+    Log,
+    Nothing,
+}
+
+/// How progress in `mode` is shown: a bar needs a terminal (it redraws one line), so
+/// `bar` on a file or pipe gives the log's lines, and `auto` there nothing.
+pub(crate) fn shown_as(mode: ProgressMode) -> Shown {
+    let terminal = std::io::stderr().is_terminal();
+    match mode {
+        ProgressMode::Bar | ProgressMode::Auto if terminal => Shown::Bar,
+        ProgressMode::Bar | ProgressMode::Log => Shown::Log,
+        ProgressMode::Auto | ProgressMode::Never => Shown::Nothing,
+    }
+}
+
+/// The width of the terminal on stderr, or 80 columns where it says none.
+fn terminal_width() -> usize {
+    console::Term::stderr().size_checked().map_or(80, |(_, columns)| usize::from(columns))
+}
+
+/// The estimate's sample bar, in the fields the terminal's width holds.
+pub(crate) fn sample_style() -> ProgressStyle {
+    let template = if terminal_width() >= 50 {
+        "sampling {elapsed_precise} [{wide_bar}] {percent:>3}% {msg}"
+    } else {
+        "[{wide_bar}] {percent:>3}%"
+    };
+    ProgressStyle::with_template(template).expect("the templates are valid").progress_chars("=> ")
+}
+
+/// The bar's fields for a terminal `width` columns wide: all of them from 80 columns,
+/// without the solutions found below that, and only the bar, percentage and ETA below 50.
+/// The bar itself takes what the others leave.
+pub(crate) fn bar_style(width: usize) -> ProgressStyle {
+    let template = if width >= 80 {
+        "{elapsed_precise} [{wide_bar}] {pos}/{len} {percent:>3}% ETA {prefix} {msg}"
+    } else if width >= 50 {
+        "{elapsed_precise} [{wide_bar}] {percent:>3}% ETA {prefix}"
+    } else {
+        "[{wide_bar}] {percent:>3}% {prefix}"
+    };
+    ProgressStyle::with_template(template).expect("the templates are valid").progress_chars("=> ")
 }
 
 /// Seconds until the run ends: from the scheduler's cost model, which times every part of
@@ -160,14 +210,15 @@ fn eta<R>(progress: &Progress<'_, R>) -> Option<f64> {
     })
 }
 
-/// Seconds as `1:02:03`, or `4:05` under an hour.
+/// Seconds as `01:02:03`, the form the elapsed time beside it takes; days as `3d04:05:06`.
 fn clock(seconds: f64) -> String {
     let whole = seconds.round() as u64;
-    let (hours, minutes, seconds) = (whole / 3600, whole / 60 % 60, whole % 60);
-    if hours > 0 {
-        format!("{hours}:{minutes:02}:{seconds:02}")
+    let (days, hours, minutes, seconds) =
+        (whole / 86400, whole / 3600 % 24, whole / 60 % 60, whole % 60);
+    if days > 0 {
+        format!("{days}d{hours:02}:{minutes:02}:{seconds:02}")
     } else {
-        format!("{minutes}:{seconds:02}")
+        format!("{hours:02}:{minutes:02}:{seconds:02}")
     }
 }
 

@@ -71,12 +71,15 @@ pub(crate) struct ShardInfo {
     pub(crate) count: usize,
 }
 
-/// How hard the kernel worked: what `--stats` adds to a report.
+/// How hard the kernel worked: what `--stats` adds to a report. The nodes themselves are
+/// `counts.nodes`, written once (reports written before that held them here too, which
+/// reading them ignores).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct NodeStats {
-    /// Placements tried.
-    #[serde(deserialize_with = "count_as_read")]
-    pub(crate) nodes: u128,
+    /// What a node is: `node` (a queen placed) or `pair` (a pair of half-boards tested);
+    /// empty in reports written before it was recorded.
+    #[serde(default)]
+    pub(crate) node_unit: String,
     /// `nodes` in decimal digits, as `total_decimal`: counts of nodes pass 2^53 from N = 20.
     #[serde(default)]
     pub(crate) nodes_decimal: String,
@@ -91,40 +94,27 @@ pub(crate) struct NodeStats {
 
 impl NodeStats {
     /// The statistics of `nodes` placements that took `thread_ns` thread-nanoseconds.
-    pub(crate) fn new(nodes: u128, thread_ns: f64, peak_memory_bytes: Option<u64>) -> NodeStats {
+    pub(crate) fn new(
+        nodes: u128,
+        node_unit: &str,
+        thread_ns: f64,
+        peak_memory_bytes: Option<u64>,
+    ) -> NodeStats {
         let ns_per_node = if nodes == 0 { 0.0 } else { thread_ns / nodes as f64 };
-        NodeStats { nodes, nodes_decimal: nodes.to_string(), ns_per_node, peak_memory_bytes }
+        let (nodes_decimal, node_unit) = (nodes.to_string(), node_unit.to_owned());
+        NodeStats { node_unit, nodes_decimal, ns_per_node, peak_memory_bytes }
     }
 
     /// The statistics of this process's run, `elapsed` on `threads` threads.
-    pub(crate) fn of_this_process(nodes: u128, elapsed: Duration, threads: usize) -> NodeStats {
+    pub(crate) fn of_this_process(
+        nodes: u128,
+        node_unit: &str,
+        elapsed: Duration,
+        threads: usize,
+    ) -> NodeStats {
         let thread_ns = elapsed.as_secs_f64() * 1e9 * threads as f64;
-        NodeStats::new(nodes, thread_ns, memory::peak_resident_bytes())
+        NodeStats::new(nodes, node_unit, thread_ns, memory::peak_resident_bytes())
     }
-}
-
-/// A count read back from the flattened part of a report. Serde reads flattened fields
-/// through values it buffers, which hold no 128-bit integers, and refuses a `u128` there:
-/// without this, every report read back would lose its statistics. A count past 2^64
-/// arrives as a double, rounded; the exact figure is in `counts`, which is not flattened.
-fn count_as_read<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u128, D::Error> {
-    struct Count;
-    impl serde::de::Visitor<'_> for Count {
-        type Value = u128;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a count")
-        }
-        fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<u128, E> {
-            Ok(value.into())
-        }
-        fn visit_u128<E: serde::de::Error>(self, value: u128) -> Result<u128, E> {
-            Ok(value)
-        }
-        fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<u128, E> {
-            if value >= 0.0 { Ok(value as u128) } else { Err(E::custom("a negative count")) }
-        }
-    }
-    deserializer.deserialize_any(Count)
 }
 
 /// What a finished run (or shard) adds to its identity.
@@ -229,7 +219,10 @@ impl CountReport {
             .peak_memory_bytes
             .map(|bytes| format!(" peak_memory={}", memory::human(bytes)))
             .unwrap_or_default();
-        format!("{line} {unit}s={} ns/{unit}={:.3}{peak}", stats.nodes, stats.ns_per_node)
+        format!(
+            "{line} nodes={} node_unit={unit} ns/node={:.3}{peak}",
+            self.counts.nodes, stats.ns_per_node
+        )
     }
 }
 
@@ -263,7 +256,7 @@ mod tests {
             unique: Some(UNIQUE_27),
             elapsed_s: 1.0,
             shard: None,
-            stats: Some(NodeStats::new(counts.nodes, 1e9, None)),
+            stats: Some(NodeStats::new(counts.nodes, "pair", 1e9, None)),
             host: None,
             audit: None,
             by_task: None,
@@ -288,6 +281,9 @@ mod tests {
         let read: CountReport = serde_json::from_str(&report.json().unwrap()).unwrap();
         assert_eq!((read.total, read.unique), (TOTAL_27, Some(UNIQUE_27)));
         assert_eq!(read.json().unwrap(), report.json().unwrap());
-        assert_eq!(read.stats.unwrap().nodes, report.counts.nodes);
+        assert_eq!(read.counts.nodes, report.counts.nodes);
+        let json: serde_json::Value = serde_json::from_str(&report.json().unwrap()).unwrap();
+        assert!(json.get("nodes").is_none(), "the nodes are written once, in counts");
+        assert_eq!(json["node_unit"], "pair");
     }
 }

@@ -7,6 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use nqueens_core::{construct, random_solution};
 
 use crate::cli::{Format, SolveArgs};
+use crate::output::say;
 use crate::{output, show};
 
 pub(crate) fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
@@ -20,7 +21,12 @@ pub(crate) fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     }
     // Both engines return only solutions that passed `Solution::new`'s O(N) check.
     let solution = if args.random {
-        random_solution(args.n, args.seed.unwrap_or_else(clock_seed))?
+        let seed = args.seed.unwrap_or_else(clock_seed);
+        let solution = random_solution(args.n, seed)?;
+        if args.seed.is_none() {
+            say!("random solution of seed {seed} (--seed {seed} finds it again)");
+        }
+        solution
     } else {
         construct(args.n)?
     };

@@ -126,22 +126,26 @@ pub(crate) const MOST_WANTED: usize = MOST_TASKS / 8;
 /// tasks by at most N, so a split whose parent has more than `MOST_TASKS / 8` is refused
 /// before it is built.
 fn check_depth(problem: &Problem, depth: usize) -> anyhow::Result<()> {
-    let too_many = |tasks: usize| {
-        usage!(
-            "--depth {depth} splits N = {} into {tasks} or more tasks, more than the {MOST_TASKS} \
-             allowed; use a smaller depth, or leave it out to have it chosen",
-            problem.n()
-        )
-    };
+    let n = problem.n();
     for shallower in 0..depth.min(problem.max_depth()) {
         let tasks = problem.tasks(shallower)?.len();
         if tasks > MOST_TASKS / 8 {
-            return Err(too_many(tasks));
+            let most = tasks.saturating_mul(n.pow((depth - shallower).min(8) as u32));
+            let allowed = if tasks <= MOST_TASKS { shallower } else { shallower.saturating_sub(1) };
+            return Err(usage!(
+                "--depth {depth} may split N = {n} into up to {most} tasks (depth {shallower} \
+                 makes {tasks}, and each row deeper up to {n} times as many), more than the \
+                 {MOST_TASKS} allowed; use --depth {allowed} or less, or leave it out to have \
+                 it chosen"
+            ));
         }
     }
     let tasks = problem.tasks(depth)?.len();
     if tasks > MOST_TASKS {
-        return Err(too_many(tasks));
+        return Err(usage!(
+            "--depth {depth} splits N = {n} into {tasks} tasks, more than the {MOST_TASKS} \
+             allowed; use a smaller depth, or leave it out to have it chosen"
+        ));
     }
     Ok(())
 }

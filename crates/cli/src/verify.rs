@@ -22,29 +22,117 @@ pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         all_solutions = judge(&mut out, "", columns)?;
     } else {
         let mut placements = 0;
+        let mut board = Board::default();
         for (index, line) in io::stdin().lock().split(b'\n').enumerate() {
+            let number = index + 1;
             let line = line.context("cannot read standard input")?;
             let Ok(line) = std::str::from_utf8(&line) else {
                 out.flush().context(STDOUT_FAILED)?;
-                return Ok(malformed(&format!("line {}: not UTF-8 text", index + 1)));
+                return Ok(malformed(&format!("line {number}: not UTF-8 text")));
             };
-            let columns = match parse(line) {
-                Ok(Some(columns)) => columns,
-                Ok(None) => continue,
+            let read = match board.read(number, line) {
+                Ok(Some(read)) => Ok(Some(read)),
+                Ok(None) if board.is_open() || is_board_row(line) => Ok(None),
+                Ok(None) => parse_line(line).map(|columns| columns.map(|c| (number, c))),
+                Err(message) => Err(message),
+            };
+            match read {
+                Ok(Some((first, columns))) => {
+                    placements += 1;
+                    all_solutions &= judge(&mut out, &format!("line {first}: "), columns)?;
+                }
+                Ok(None) => {}
                 Err(message) => {
                     out.flush().context(STDOUT_FAILED)?;
-                    return Ok(malformed(&format!("line {}: {message}", index + 1)));
+                    return Ok(malformed(&format!("line {number}: {message}")));
                 }
-            };
-            placements += 1;
-            all_solutions &= judge(&mut out, &format!("line {}: ", index + 1), columns)?;
+            }
+        }
+        if let Some(first) = board.unfinished() {
+            out.flush().context(STDOUT_FAILED)?;
+            return Ok(malformed(&format!("line {first}: the board ends before its last row")));
         }
         if placements == 0 {
-            return Ok(malformed("no placements on standard input (one per line, columns from 1)"));
+            return Ok(malformed(
+                "no placements on standard input (one per line, columns from 1; a JSON \
+                 object with \"columns\"; or a board drawn with Q and .)",
+            ));
         }
     }
     out.flush().context(STDOUT_FAILED)?;
     Ok(if all_solutions { ExitCode::SUCCESS } else { ExitCode::from(exit::FAILURE) })
+}
+
+/// The 0-based columns of one line of standard input: a JSON object with `columns` (as
+/// `--json` and `--format json` print), or columns from 1; `None` for a blank line.
+fn parse_line(text: &str) -> Result<Option<Vec<usize>>, String> {
+    if !text.trim_start().starts_with('{') {
+        return parse(text);
+    }
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not a JSON object: {e}"))?;
+    let columns = value["columns"].as_array().ok_or("a JSON object without \"columns\"")?;
+    let columns = columns
+        .iter()
+        .map(|column| {
+            column.as_u64().and_then(|c| usize::try_from(c).ok()?.checked_sub(1)).ok_or_else(|| {
+                format!("{column} is not a column (columns are whole numbers counted from 1)")
+            })
+        })
+        .collect::<Result<Vec<usize>, String>>()?;
+    Ok((!columns.is_empty()).then_some(columns))
+}
+
+/// Whether a line is a row of a drawn board: cells of `Q` and `.`, between spaces.
+fn is_board_row(line: &str) -> bool {
+    line.contains(['Q', '.']) && line.chars().all(|c| matches!(c, 'Q' | '.' | ' ' | '\t' | '\r'))
+}
+
+/// A board drawn with `Q` and `.` (as `--board` and `--format board` print), read a row at
+/// a time: a board of N cells per row ends after its N-th row.
+#[derive(Default)]
+struct Board {
+    /// The line of its first row, and each row's queen so far.
+    first: usize,
+    columns: Vec<usize>,
+    width: usize,
+}
+
+impl Board {
+    fn is_open(&self) -> bool {
+        !self.columns.is_empty()
+    }
+
+    /// The first line of a board begun and not finished.
+    fn unfinished(&self) -> Option<usize> {
+        self.is_open().then_some(self.first)
+    }
+
+    /// Takes line `number`: a finished board's first line and columns, `None` if the line
+    /// is no board row (or the board goes on), or what is wrong with the board.
+    fn read(&mut self, number: usize, line: &str) -> Result<Option<(usize, Vec<usize>)>, String> {
+        if !is_board_row(line) {
+            return match self.unfinished() {
+                Some(first) => Err(format!("the board of line {first} ends before its last row")),
+                None => Ok(None),
+            };
+        }
+        let cells: Vec<char> = line.chars().filter(|c| matches!(c, 'Q' | '.')).collect();
+        let queens: Vec<usize> = (0..cells.len()).filter(|&cell| cells[cell] == 'Q').collect();
+        let [column] = queens[..] else {
+            return Err(format!("a board row holds one queen, not {}", queens.len()));
+        };
+        if !self.is_open() {
+            (self.first, self.width) = (number, cells.len());
+        } else if cells.len() != self.width {
+            return Err(format!("a row of {} cells in a board of {}", cells.len(), self.width));
+        }
+        self.columns.push(column);
+        if self.columns.len() < self.width {
+            return Ok(None);
+        }
+        Ok(Some((self.first, std::mem::take(&mut self.columns))))
+    }
 }
 
 /// The 0-based columns of a placement written as columns from 1, separated by spaces or
@@ -88,7 +176,7 @@ mod tests {
     use proptest::prelude::*;
     use proptest::sample::select;
 
-    use super::parse;
+    use super::{parse, parse_line};
 
     #[test]
     fn columns_count_from_one_and_take_spaces_or_commas() {
@@ -98,6 +186,13 @@ mod tests {
         assert!(parse("2 0 1").unwrap_err().contains("'0' is not a column"));
         assert!(parse("2 x").unwrap_err().contains("'x' is not a column"));
         assert!(parse("-1").is_err());
+    }
+
+    #[test]
+    fn json_objects_give_their_columns() {
+        assert_eq!(parse_line(r#"{"n":4,"columns":[2,4,1,3]}"#), Ok(Some(vec![1, 3, 0, 2])));
+        assert!(parse_line(r#"{"n":4}"#).unwrap_err().contains("without"));
+        assert!(parse_line(r#"{"columns":[0]}"#).unwrap_err().contains("not a column"));
     }
 
     /// Each case parses one line: a few hundred take milliseconds.

@@ -12,8 +12,15 @@ pub struct Counts {
     /// A whole count always comes to whole solutions.
     #[cfg_attr(feature = "serde", serde(default))]
     pub thirds: u128,
-    /// Placements tried; zero unless node counting was asked for.
+    /// Placements tried (for the join, pairs of half-boards tested); zero unless node
+    /// counting was asked for, and then absent from what is written.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero"))]
     pub nodes: u128,
+}
+
+#[cfg(feature = "serde")]
+fn is_zero(count: &u128) -> bool {
+    *count == 0
 }
 
 impl Counts {

@@ -57,6 +57,9 @@ impl fmt::Display for Conflict {
             Conflict::OffBoard { row, column } => {
                 write!(f, "the queen at {} is off the board", at((row, column)))
             }
+            Conflict::Row { first, second } if first == second => {
+                write!(f, "the queen at {} is given twice", at(first))
+            }
             Conflict::Row { first, second } => {
                 write!(f, "queens at {} and {} share a row", at(first), at(second))
             }

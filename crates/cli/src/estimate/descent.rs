@@ -16,7 +16,7 @@ use anyhow::Context;
 use nqueens_core::{Problem, Task, Work};
 use nqueens_scheduler::{CostModel, Finish, Prediction, Progress, Runner, stratified_order};
 
-use super::{SampleDisplay, SampleOptions, strata};
+use super::sample::{self, SampleDisplay, SampleOptions, strata};
 use crate::audit::mix;
 use crate::cli::DescendTo;
 use crate::signals::Signals;
@@ -34,17 +34,23 @@ const ENOUGH_PRECISION: f64 = 0.03;
 /// Draws per stratum in a block of the sample served in list order.
 const DRAWS_PER_STRATUM_BLOCK: usize = 4;
 
+/// Parts of row sets timed per thread before the sample chooses between row sets and
+/// parts.
+const PILOT_PER_THREAD: usize = 4;
+
 /// How many standard errors either side of the estimate its interval spans.
 const INTERVAL_WIDTH: f64 = 1.96;
 
 /// How far an estimate from row sets, or from parts of them, may overstate or understate
-/// the work, as a factor either way, from checks against counts and against each other
-/// (docs/measurements.md): row sets predicted 1.00 and 1.38 times the counts of N = 20
-/// and 21.
-pub(super) fn model_error(descended_to: DescendTo) -> f64 {
+/// the work of an `n`-board, as a factor either way, from checks against counts and
+/// against each other (docs/measurements.md): row sets predicted 1.00 and 1.38 times the
+/// counts of N = 20 and 21; parts 3.3 and 6 times, and 1.5 times the row sets at N = 24.
+/// Odd boards' parts, whose middle queens leave fewer columns, overstate more.
+pub(super) fn model_error(descended_to: DescendTo, n: usize) -> f64 {
     match descended_to {
         DescendTo::RowSets => 1.4,
-        DescendTo::Parts => 3.0,
+        DescendTo::Parts if n.is_multiple_of(2) => 3.0,
+        DescendTo::Parts => 6.0,
     }
 }
 
@@ -139,8 +145,7 @@ impl Descents {
     /// take milliseconds; if whole row sets would let the sample reach
     /// [`LEAST_PER_STRATUM`] draws per stratum in its time, the rest times whole row sets,
     /// whose cost is closer to what a count pays (parts repeat work in ways the shares
-    /// only roughly undo: they overstate the cost, by a measured [`PART_MODEL_ERROR`] at
-    /// most), else it goes on with parts.
+    /// only roughly undo: [`model_error`]), else it goes on with parts.
     pub(super) fn take(
         problem: &Problem,
         list: &[Task],
@@ -148,7 +153,7 @@ impl Descents {
         signals: &Signals,
     ) -> anyhow::Result<Option<Descents>> {
         let SampleOptions { threads, seed, progress, descend_to } = options;
-        let warm_up = super::WARM_UP_PER_THREAD * threads;
+        let warm_up = sample::WARM_UP_PER_THREAD * threads;
         let draws = draw(problem, list, MOST_DESCENTS + warm_up, seed)?;
         let (draws, warm_up_draws) = draws.split_at(MOST_DESCENTS);
         // Item 2k is draw k's row set, 2k + 1 its part; the warm-ups' parts come last.
@@ -193,30 +198,38 @@ impl Descents {
         let display = SampleDisplay::new(progress);
         let strata = Strata::of(list.len());
         let least = LEAST_PER_STRATUM * strata.sizes.len();
-        let block = DRAWS_PER_STRATUM_BLOCK * strata.sizes.len();
-        let first_block = block.min(draws.len());
+        // Small batches, so that the time limit is kept however long a piece takes; the
+        // draws are already in list order within blocks.
+        let batch = 2 * threads;
+        let pilot_size = (PILOT_PER_THREAD * threads).min(draws.len());
         let (mut warmed, mut next) = (false, 0);
         let mut parts = descend_to.map(|to| to == DescendTo::Parts);
         let feed = |progress: &Progress<'_, Solved>| {
             if !warmed {
                 warmed = true;
-                if parts == Some(false) {
-                    return Ok(warm_up_items.clone().collect());
-                }
-                next = first_block;
-                let pilot = (0..first_block).map(|at| 2 * at + 1);
-                return Ok(warm_up_items.clone().chain(pilot).collect());
+                return Ok(warm_up_items.clone().collect());
             }
+            let session = progress.session;
             let parts = match parts {
                 Some(parts) => parts,
                 None => {
-                    // The pilot's parts, most of them done by now, say what a row set costs.
+                    // The pilot's parts say what a row set costs.
                     let pilot = timed_of(progress.partial, true);
+                    // Parts go on being handed out until enough of them are timed: an
+                    // empty batch would end the run.
+                    if pilot.len() < pilot_size && session < MOST_DESCENT_TIME && next < draws.len()
+                    {
+                        let more: Vec<usize> =
+                            (next..(next + batch).min(draws.len())).map(|at| 2 * at + 1).collect();
+                        next += more.len();
+                        return Ok(more);
+                    }
                     let per_row_set = pilot.iter().map(|t| t.part_weight * cost(t)).sum::<f64>()
                         / pilot.len().max(1) as f64;
                     let whole_rounds = per_row_set * least as f64 / threads as f64;
-                    let chosen =
-                        pilot.is_empty() || whole_rounds > MOST_DESCENT_TIME.as_secs_f64() / 2.0;
+                    // The pilot's parts overstate a row set (1.5 times at N = 24), so
+                    // whole row sets are taken while their rounds fit in all the time.
+                    let chosen = pilot.is_empty() || whole_rounds > MOST_DESCENT_TIME.as_secs_f64();
                     if !chosen {
                         next = 0;
                     }
@@ -229,18 +242,17 @@ impl Descents {
                 .flatten()
                 .filter(|(work, _)| work.expected > 0.0)
                 .map_or(1.0, |(work, _)| (work.high - work.expected) / work.expected);
-            let session = progress.session;
             let share = session.as_secs_f64() / MOST_DESCENT_TIME.as_secs_f64();
-            display.show(timed.len(), session, share * super::SAMPLE_SHARE);
+            display.show(timed.len(), session, share * sample::SAMPLE_SHARE);
             if precision <= ENOUGH_PRECISION || session >= MOST_DESCENT_TIME || next == draws.len()
             {
                 return Ok(Vec::new());
             }
-            let batch: Vec<usize> = (next..(next + block).min(draws.len()))
+            let handed: Vec<usize> = (next..(next + batch).min(draws.len()))
                 .map(|at| 2 * at + usize::from(parts))
                 .collect();
-            next += batch.len();
-            Ok(batch)
+            next += handed.len();
+            Ok(handed)
         };
         let report = runner.run_fed(feed, |_| {}).context("the sample failed")?;
         display.finish();

@@ -7,12 +7,10 @@
 //! tasks, timed or taken at their stratum's mean, and the count's wall time is the time its
 //! workers take to work through those tasks in the order the runner serves them.
 
-use std::cell::Cell;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use nqueens_core::{Method, Problem, Task};
 use nqueens_scheduler::{
     CostModel, Finish, Prediction, Progress, Runner, Shard, makespan, sample_first_order,
@@ -20,22 +18,20 @@ use nqueens_scheduler::{
 };
 use serde::Serialize;
 
-use crate::cli::{DescendTo, EstimateArgs, ProgressMode};
+use crate::cli::{DescendTo, EstimateArgs};
 use crate::count::check_memory;
 use crate::exit::usage;
 use crate::host::Host;
 use crate::memory;
-use crate::output::{self, say};
-use crate::progress::draws_bar;
+use crate::output::{self, plural, say};
 use crate::signals::Signals;
 use crate::spec::{self, RunSpec, Sharing};
 
 mod descent;
+mod sample;
 
 use self::descent::Descents;
-
-/// The most of the predicted work the sample may take.
-const SAMPLE_SHARE: f64 = 0.02;
+use self::sample::{SAMPLE_SHARE, SampleDisplay, SampleOptions, WARM_UP_PER_THREAD, strata};
 
 /// Run-to-run noise of a count's time on a shared machine, as a relative standard
 /// deviation: the same count of N = 20 took 41.4 s to 44.8 s from one day to the next
@@ -46,21 +42,9 @@ const RUN_TO_RUN: f64 = 0.06;
 /// The longest the sample may run, whatever the share.
 const MOST_SAMPLE_TIME: Duration = Duration::from_secs(120);
 
-/// Tasks of the finer list per stratum, so that one round of the sample (a task from each
-/// stratum) is about 1% of the list, and the 2% share takes about two rounds.
-const TASKS_PER_STRATUM: usize = 100;
-
-/// The most strata: enough to follow how costs change along any list.
-const MOST_STRATA: usize = 64;
-
 /// The largest cluster predicted: beyond the largest machines built, and a bound that
 /// keeps a mistyped `--cores` from being taken for a plan.
 const MOST_CORES: usize = 100_000_000;
-
-/// Tasks run per thread before the sample, and not timed: a thread's first tasks pay for
-/// the memory its allocator has yet to map, which the count's later tasks reuse. At N = 18
-/// the join's sample predicted 4.2 to 5.5 s for a 3.2 s count without them.
-const WARM_UP_PER_THREAD: usize = 2;
 
 /// The times of the sampled tasks: their index in the sampled list, and seconds.
 type Timings = Vec<(usize, f64)>;
@@ -92,7 +76,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let options = SampleOptions {
         threads,
         seed: args.seed,
-        progress: args.board.progress,
+        progress: args.board.progress(),
         descend_to: args.descend,
     };
     // And it counts the solutions fixed by rotations, on its threads, once its tasks are
@@ -109,24 +93,30 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let memory_before = memory::peak_resident_bytes();
     let list = sampled_tasks(&problem, count.tasks.len(), count.identity.depth)?;
     let deepest = match &cluster {
-        Some((_, _, spec)) if spec.identity.depth > count.identity.depth => spec.tasks.clone(),
-        _ => list.clone(),
+        Some((_, _, spec)) if spec.identity.depth > list.depth => {
+            Listed { depth: spec.identity.depth, tasks: spec.tasks.clone() }
+        }
+        _ => Listed { depth: list.depth, tasks: list.tasks.clone() },
     };
-    let has_parts = !problem.parts(&list[0], false)?.is_empty();
+    let has_parts = match list.tasks.first() {
+        Some(task) => !problem.parts(task, false)?.is_empty(),
+        None => false,
+    };
     let sample = if has_parts {
-        let Some(descents) = Descents::take(&problem, &deepest, options, &signals)? else {
+        let Some(descents) = Descents::take(&problem, &deepest.tasks, options, &signals)? else {
             return Ok(stopped(&signals));
         };
-        let descended = Sample::of_descents(deepest, descents, threads);
-        // Where whole tasks are small enough, a sample of them also times what parts
-        // leave out (the walk a task shares between its row sets) and holds the memory
-        // the count's threads will.
-        let whole_cost = (strata(list.len()) as f64 / list.len() as f64).max(SAMPLE_SHARE)
+        let descended = Sample::of_descents(deepest, descents, threads, problem.n());
+        // Where a sample of whole tasks is cheap, it is the better one: a row set walked
+        // alone pays set-up that a task shares, which weighs on small boards (N = 19: 2.0
+        // times the count from row sets, 1.02 from whole tasks). Where it is not, its few
+        // tasks are the worse one (N = 22: 0.64 of the count, row sets 0.94).
+        let tasks = list.tasks.len();
+        let whole_cost = (strata(tasks) as f64 / tasks as f64).max(SAMPLE_SHARE)
             * descended.work.expected
             / threads as f64;
-        let same_list = descended.list.len() == list.len();
-        if same_list && whole_cost <= MOST_SAMPLE_TIME.as_secs_f64() / 2.0 && args.descend.is_none()
-        {
+        let cheap = whole_cost <= MOST_SAMPLE_TIME.as_secs_f64() / 4.0;
+        if cheap && descended.depth == list.depth && args.descend.is_none() {
             let Some(whole) = Sample::take(&problem, list, options, &signals)? else {
                 return Ok(stopped(&signals));
             };
@@ -179,7 +169,9 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             })
         }
     };
-    let peak_memory_bytes = if sample.descended.is_some() {
+    // Whole tasks and whole row sets hold what the count's threads will; parts hold a
+    // fraction of a row set, so the join's up-front bound stands in for them.
+    let peak_memory_bytes = if sample.descended == Some(DescendTo::Parts) {
         peak_memory(&problem, threads, memory_before)?
     } else {
         memory::peak_resident_bytes().unwrap_or(0)
@@ -279,11 +271,13 @@ impl Estimate {
             memory::human(self.peak_memory_bytes),
         );
         if let Some(cluster) = &self.cluster {
+            // Cores that are no multiple of the threads leave the last machine fewer.
+            let up_to = if cluster.cores % self.threads == 0 { "" } else { "up to " };
             text += &format!(
-                "on {} cores ({} machines of {} threads, --shard I/{}): about {} ({} to {})\n",
+                "on {} cores ({} of {up_to}{}, --shard I/{}): about {} ({} to {})\n",
                 cluster.cores,
-                cluster.processes,
-                self.threads,
+                plural(cluster.processes, "machine"),
+                plural(self.threads, "thread"),
                 cluster.processes,
                 duration(cluster.predicted_wall_s),
                 duration(cluster.predicted_wall_s_low),
@@ -295,10 +289,13 @@ impl Estimate {
             Some(DescendTo::RowSets) => "row sets below",
             Some(DescendTo::Parts) => "parts of row sets below",
         };
+        let timed = match self.descended {
+            None => plural(self.sampled_tasks, "task") + " of",
+            Some(_) => format!("{} {timed}", self.sampled_tasks),
+        };
         text += &format!(
-            "sampled {} {timed} {} tasks in {:.1}s ({:.1}% of the predicted work, seed {})\n",
-            self.sampled_tasks,
-            self.sampled_list_tasks,
+            "sampled {timed} {} in {:.1}s ({:.1}% of the predicted work, seed {})\n",
+            plural(self.sampled_list_tasks, "task"),
             self.sample_s,
             100.0 * self.sample_share,
             self.seed,
@@ -311,16 +308,6 @@ impl Estimate {
 fn stopped(signals: &Signals) -> ExitCode {
     say!("estimate stopped before its prediction");
     signals.exit_code()
-}
-
-/// How a sample is run: on the count's threads, drawn by `seed`, its progress shown so,
-/// descending as far as asked or as far as it needs.
-#[derive(Clone, Copy)]
-struct SampleOptions {
-    threads: usize,
-    seed: u64,
-    progress: ProgressMode,
-    descend_to: Option<DescendTo>,
 }
 
 /// A timed sample of a finer task list, and what it predicts of each of its tasks.
@@ -342,13 +329,31 @@ struct Sample {
 }
 
 impl Sample {
-    /// Times a sample of `list`; `None` if a signal stopped it.
+    /// Times a sample of `listed`; `None` if a signal stopped it.
     fn take(
         problem: &Problem,
-        list: Vec<Task>,
+        listed: Listed,
         options: SampleOptions,
         signals: &Signals,
     ) -> anyhow::Result<Option<Sample>> {
+        let Listed { depth, tasks: list } = listed;
+        if list.is_empty() {
+            // A board with no solution may leave no task to time, and nothing to predict.
+            let work = Prediction { expected: 0.0, low: 0.0, high: 0.0 };
+            let (costs, timed, timed_cost, seconds, descended) = (Vec::new(), 0, 0.0, 0.0, None);
+            let threads = options.threads;
+            return Ok(Some(Sample {
+                list,
+                depth,
+                descended,
+                costs,
+                work,
+                timed,
+                timed_cost,
+                threads,
+                seconds,
+            }));
+        }
         let (timings, seconds) = time_sample(problem, &list, options, signals)?;
         let Some(timings) = timings else { return Ok(None) };
         let model = model_of(&timings, list.len());
@@ -361,7 +366,7 @@ impl Sample {
             .map(|index| costs[index].or_else(|| model.expected(index)).unwrap_or(0.0))
             .collect();
         Ok(Some(Sample {
-            depth: list.first().map_or(0, |task| task.key().len()),
+            depth,
             descended: None,
             list,
             costs,
@@ -373,14 +378,15 @@ impl Sample {
         }))
     }
 
-    /// The sample that `descents` into `list` make.
-    fn of_descents(list: Vec<Task>, descents: Descents, threads: usize) -> Sample {
+    /// The sample that `descents` into `list`, of an `n`-board, make.
+    fn of_descents(listed: Listed, descents: Descents, threads: usize, n: usize) -> Sample {
+        let Listed { depth, tasks: list } = listed;
         Sample {
-            depth: list.first().map_or(0, |task| task.key().len()),
+            depth,
             descended: Some(descents.descended_to),
             list,
             costs: descents.costs,
-            work: with_model_error(with_run_to_run(descents.work), descents.descended_to),
+            work: with_model_error(with_run_to_run(descents.work), descents.descended_to, n),
             timed: descents.timed,
             timed_cost: descents.seconds * threads as f64,
             threads,
@@ -440,8 +446,8 @@ fn with_run_to_run(work: Prediction) -> Prediction {
 
 /// `work`, predicted from row sets or parts of them, with the error of the model that
 /// charges each its share ([`descent::model_error`]) either way.
-fn with_model_error(work: Prediction, descended_to: DescendTo) -> Prediction {
-    let error = descent::model_error(descended_to);
+fn with_model_error(work: Prediction, descended_to: DescendTo, n: usize) -> Prediction {
+    let error = descent::model_error(descended_to, n);
     Prediction {
         expected: work.expected,
         low: work.low.min(work.expected / error),
@@ -458,16 +464,17 @@ fn model_of(timings: &Timings, tasks: usize) -> CostModel {
     model
 }
 
-/// Strata for a sampled list of `tasks`.
-fn strata(tasks: usize) -> usize {
-    (tasks / TASKS_PER_STRATUM).clamp(1, MOST_STRATA)
+/// A task list and its split.
+struct Listed {
+    depth: usize,
+    tasks: Vec<Task>,
 }
 
 /// The finer list the sample is drawn from, at least `depth` deep.
-fn sampled_tasks(problem: &Problem, count_tasks: usize, depth: usize) -> anyhow::Result<Vec<Task>> {
+fn sampled_tasks(problem: &Problem, count_tasks: usize, depth: usize) -> anyhow::Result<Listed> {
     let wanted = problem.sampled_tasks(count_tasks).min(spec::MOST_WANTED);
     let depth = problem.depth_for(wanted)?.max(depth);
-    Ok(problem.tasks(depth)?)
+    Ok(Listed { depth, tasks: problem.tasks(depth)? })
 }
 
 /// Times tasks of `list` drawn by a stratified sample, on `threads` threads, until they
@@ -580,54 +587,6 @@ fn duration(seconds: f64) -> String {
         60..3600 => format!("{}m{:02}s", whole / 60, whole % 60),
         3600..86400 => format!("{}h{:02}m", whole / 3600, whole / 60 % 60),
         _ => format!("{}d{:02}h", whole / 86400, whole / 3600 % 24),
-    }
-}
-
-/// The sample's progress on stderr: its share of the work it aims to take.
-struct SampleDisplay {
-    bar: Option<ProgressBar>,
-    log: bool,
-    /// When the log last printed a line: one every [`LOG_EVERY`] at most.
-    logged: Cell<Option<Instant>>,
-}
-
-/// How often the sample's log prints a line, like a count's.
-const LOG_EVERY: Duration = Duration::from_secs(5);
-
-impl SampleDisplay {
-    fn new(mode: ProgressMode) -> SampleDisplay {
-        let bar = draws_bar(mode).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template(
-                "sampling {elapsed_precise} [{bar:30.cyan/blue}] {percent:>3}% | {msg}",
-            )
-            .expect("the template is valid")
-            .progress_chars("=> ");
-            bar.set_style(style);
-            bar
-        });
-        SampleDisplay { bar, log: mode == ProgressMode::Log, logged: Cell::new(None) }
-    }
-
-    fn show(&self, timed: usize, session: Duration, share: f64) {
-        let message = format!("{timed} tasks timed");
-        if let Some(bar) = &self.bar {
-            bar.set_position((1000.0 * share / SAMPLE_SHARE).min(1000.0) as u64);
-            bar.set_message(message);
-        } else if self.log && self.logged.get().is_none_or(|at| at.elapsed() >= LOG_EVERY) {
-            self.logged.set(Some(Instant::now()));
-            say!(
-                "sampling: {message}, {:.1}% of the predicted work, {:.0}s",
-                100.0 * share,
-                session.as_secs_f64()
-            );
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
     }
 }
 
