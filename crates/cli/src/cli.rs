@@ -89,15 +89,8 @@ pub(crate) struct BoardArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) max_memory: Option<u64>,
 
-    /// Worker threads [default: the number of logical CPUs].
-    #[arg(
-        short = 'j',
-        long,
-        value_name = "T",
-        allow_negative_numbers = true,
-        value_parser = parse_positive
-    )]
-    pub(crate) threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    pub(crate) workers: Workers,
 
     /// Progress on stderr: auto, bar, log or never.
     ///
@@ -116,6 +109,20 @@ impl BoardArgs {
     pub(crate) fn progress(&self) -> ProgressMode {
         if self.quiet { ProgressMode::Never } else { self.progress }
     }
+}
+
+/// The worker threads of a command that searches in parallel.
+#[derive(Debug, Args)]
+pub(crate) struct Workers {
+    /// Worker threads [default: the number of logical CPUs].
+    #[arg(
+        short = 'j',
+        long,
+        value_name = "T",
+        allow_negative_numbers = true,
+        value_parser = parse_positive
+    )]
+    pub(crate) threads: Option<NonZeroUsize>,
 }
 
 #[derive(Debug, Args)]
@@ -378,15 +385,8 @@ pub(crate) struct ListArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
 
-    /// Worker threads [default: the number of logical CPUs].
-    #[arg(
-        short = 'j',
-        long,
-        value_name = "T",
-        allow_negative_numbers = true,
-        value_parser = parse_positive
-    )]
-    pub(crate) threads: Option<NonZeroUsize>,
+    #[command(flatten)]
+    pub(crate) workers: Workers,
 }
 
 #[derive(Debug, Args)]

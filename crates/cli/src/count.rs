@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use nqueens_core::{MemoryLimit, Problem, Task};
+use nqueens_core::{MemoryLimit, MemoryPlan, Problem, Task};
 use nqueens_scheduler::{CheckpointError, Finish, Runner, Shard};
 
 use crate::audit::{Audit, Tally};
@@ -26,8 +26,8 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     // keeps its default action, ending the rank: mpirun then ends the job, and a run over
     // MPI has no checkpoint to save.
     let signals = (!args.mpi).then(Signals::install).transpose()?;
-    let threads = spec::threads(args.board.threads)?;
-    let problem = check_memory(spec::problem(&args)?, threads, args.board.max_memory)?;
+    let threads = spec::threads(args.board.workers.threads)?;
+    let problem = check_memory(spec::problem(&args)?, threads, args.board.max_memory)?.problem;
     let Some(signals) = signals else {
         return crate::mpi::run(&args, problem, threads);
     };
@@ -196,14 +196,15 @@ fn failure_cause(failure: &CheckpointError) -> String {
 /// Share of the machine's memory a count may plan to use when `--max-memory` is not given.
 const DEFAULT_MEMORY_SHARE: f64 = 0.75;
 
-/// The problem fitted to the memory limit over the threads: `--max-memory`'s share when
-/// given, else at most 3/4 of the machine's; or a usage error for a count that still needs
-/// more, with this many threads, than allowed.
+/// The problem fitted to the memory limit over the threads, with what it needs per thread
+/// where that was measured: `--max-memory`'s share when given, else at most 3/4 of the
+/// machine's; or a usage error for a count that still needs more, with this many threads,
+/// than allowed.
 pub(crate) fn check_memory(
     problem: Problem,
     threads: usize,
     max_memory: Option<u64>,
-) -> anyhow::Result<Problem> {
+) -> anyhow::Result<MemoryPlan> {
     if let (Some(limit), Some(machine)) = (max_memory, memory::machine_bytes())
         && limit > machine
     {
@@ -225,7 +226,7 @@ pub(crate) fn check_memory(
             Some(machine) => {
                 ((machine as f64 * DEFAULT_MEMORY_SHARE) as u64, "3/4 of this machine")
             }
-            None => return Ok(problem),
+            None => return Ok(MemoryPlan { problem, per_thread: None, in_pieces: false }),
         },
     };
     let per_thread = limit / threads as u64;
@@ -254,5 +255,5 @@ pub(crate) fn check_memory(
             memory::human(per_thread),
         );
     }
-    Ok(plan.problem)
+    Ok(plan)
 }

@@ -36,7 +36,7 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
     if args.format == Format::Board {
         show::check_drawable(args.n)?;
     }
-    let threads = crate::spec::threads(args.threads)?;
+    let threads = crate::spec::threads(args.workers.threads)?;
     let tasks = enumeration.tasks(TASK_DEPTH.min(args.n - 1))?;
     let limit = args.limit.map_or(usize::MAX, |limit| usize::try_from(limit).unwrap_or(usize::MAX));
     // A terminal sees each solution as it is found; a pipe gets full buffers, and at

@@ -12,7 +12,7 @@ use std::ops::Range;
 
 /// How many standard errors either side of an estimate its interval spans: about 95% of
 /// estimates of a normal spread fall within it.
-const INTERVAL_WIDTH: f64 = 1.96;
+pub const INTERVAL_WIDTH: f64 = 1.96;
 
 /// The task list cut into strata, and the costs timed so far in each.
 #[derive(Clone, Debug)]
@@ -145,6 +145,11 @@ impl CostModel {
             low: timed + rest.low,
             high: timed + rest.high,
         })
+    }
+
+    /// How many tasks each stratum holds.
+    pub fn sizes(&self) -> Vec<usize> {
+        self.strata.iter().map(|s| s.size).collect()
     }
 
     /// How many tasks of each stratum are not yet timed.

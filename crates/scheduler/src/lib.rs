@@ -34,7 +34,7 @@ assert_eq!((report.result, report.finish), (338_350, Finish::Complete));
 pub use crate::checkpoint::{
     Checkpoint, CheckpointError, Identity, MOST_CHECKPOINT_BYTES, fnv1a, write_atomically,
 };
-pub use crate::cost::{CostModel, Prediction, makespan, stratified_order};
+pub use crate::cost::{CostModel, INTERVAL_WIDTH, Prediction, makespan, stratified_order};
 pub use crate::run::{Finish, Progress, Report, RunError, Runner, sample_first_order};
 pub use crate::shard::{Shard, ShardError};
 

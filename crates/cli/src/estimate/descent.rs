@@ -1,7 +1,7 @@
-//! The sample where a count's tasks are too large to time whole (the join from N = 23 or
-//! so, whose every task takes minutes): each draw descends from a task of the list to a
-//! random part of one of its row sets, choosing among [`Problem::parts`] at random at every
-//! level, and times that part alone.
+//! The sample where a count's tasks are too large to time whole (the join from N = 22 on 2
+//! threads): each draw descends from a task of the list to a random row set, and on to a
+//! random part of it, choosing among [`Problem::parts`] at random at every level, and
+//! times the row set alone, or the part where row sets are too large too.
 //!
 //! A part chosen with probability `p` stands for `1 / p` like it (Knuth's estimate of a
 //! tree's size), so `1 / p` times its cost is an unbiased estimate of its task's. Its cost
@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use nqueens_core::{Problem, Task, Work};
-use nqueens_scheduler::{CostModel, Finish, Prediction, Progress, Runner, stratified_order};
+use nqueens_scheduler::{
+    CostModel, Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, stratified_order,
+};
 
 use super::sample::{self, SampleDisplay, SampleOptions, strata};
 use crate::audit::mix;
@@ -37,9 +39,6 @@ const DRAWS_PER_STRATUM_BLOCK: usize = 4;
 /// Parts of row sets timed per thread before the sample chooses between row sets and
 /// parts.
 const PILOT_PER_THREAD: usize = 4;
-
-/// How many standard errors either side of the estimate its interval spans.
-const INTERVAL_WIDTH: f64 = 1.96;
 
 /// How far an estimate from row sets, or from parts of them, may overstate or understate
 /// the work of an `n`-board, as a factor either way, from checks against counts and
@@ -141,8 +140,8 @@ type Solved = Vec<(usize, bool, f64, Work)>;
 
 impl Descents {
     /// Times descents into `list` until their estimate is precise enough or their time is
-    /// up; `None` if a signal stopped them. A first block times parts of row sets, which
-    /// take milliseconds; if whole row sets would let the sample reach
+    /// up; `None` if a signal stopped them. A pilot times parts of row sets, which take
+    /// milliseconds at N = 20; if whole row sets would let the sample reach
     /// [`LEAST_PER_STRATUM`] draws per stratum in its time, the rest times whole row sets,
     /// whose cost is closer to what a count pays (parts repeat work in ways the shares
     /// only roughly undo: [`model_error`]), else it goes on with parts.
@@ -289,10 +288,7 @@ struct Strata {
 impl Strata {
     fn of(tasks: usize) -> Strata {
         let model = CostModel::new(tasks, strata(tasks));
-        let mut sizes = vec![0; model.strata()];
-        for index in 0..tasks {
-            sizes[model.stratum_of(index)] += 1;
-        }
+        let sizes = model.sizes();
         Strata { model, sizes }
     }
 

@@ -5,7 +5,9 @@
 //! threads as the count would run ([`nqueens_scheduler::CostModel`]). The sample stops at a
 //! small share of the work it predicts. Each task of the count is then the sum of its finer
 //! tasks, timed or taken at their stratum's mean, and the count's wall time is the time its
-//! workers take to work through those tasks in the order the runner serves them.
+//! workers take to work through those tasks in the order the runner serves them. Where
+//! such a sample would cost more than half a minute, the join's estimate times row sets
+//! and parts of them drawn below the tasks instead ([`descent`]).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -13,8 +15,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use nqueens_core::{Method, Problem, Task};
 use nqueens_scheduler::{
-    CostModel, Finish, Prediction, Progress, Runner, Shard, makespan, sample_first_order,
-    stratified_order,
+    CostModel, Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, Shard, makespan,
+    sample_first_order, stratified_order,
 };
 use serde::Serialize;
 
@@ -51,7 +53,7 @@ type Timings = Vec<(usize, f64)>;
 
 pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let signals = Signals::install()?;
-    let threads = spec::threads(args.board.threads)?;
+    let threads = spec::threads(args.board.workers.threads)?;
     if let Some(cores) = args.cores
         && cores.get() > MOST_CORES
     {
@@ -61,7 +63,8 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     }
     let started = Instant::now();
     let problem = spec::board(&args.board, &[])?;
-    let problem = check_memory(problem, threads, args.board.max_memory)?;
+    let plan = check_memory(problem, threads, args.board.max_memory)?;
+    let problem = plan.problem;
     let count = RunSpec::new(problem.clone(), None, Sharing::Alone { threads })?;
     let cluster = args
         .cores
@@ -172,7 +175,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     // Whole tasks and whole row sets hold what the count's threads will; parts hold a
     // fraction of a row set, so the join's up-front bound stands in for them.
     let peak_memory_bytes = if sample.descended == Some(DescendTo::Parts) {
-        peak_memory(&problem, threads, memory_before)?
+        peak_memory(&problem, plan.per_thread, threads, memory_before)?
     } else {
         memory::peak_resident_bytes().unwrap_or(0)
     };
@@ -285,13 +288,9 @@ impl Estimate {
             );
         }
         let timed = match self.descended {
-            None => "of",
-            Some(DescendTo::RowSets) => "row sets below",
-            Some(DescendTo::Parts) => "parts of row sets below",
-        };
-        let timed = match self.descended {
             None => plural(self.sampled_tasks, "task") + " of",
-            Some(_) => format!("{} {timed}", self.sampled_tasks),
+            Some(DescendTo::RowSets) => format!("{} row sets below", self.sampled_tasks),
+            Some(DescendTo::Parts) => format!("{} parts of row sets below", self.sampled_tasks),
         };
         text += &format!(
             "sampled {timed} {} in {:.1}s ({:.1}% of the predicted work, seed {})\n",
@@ -435,7 +434,7 @@ fn spread_like(seconds: f64, work: Prediction, fixed: f64) -> Prediction {
 /// `work` with the run-to-run noise of [`RUN_TO_RUN`] added to its sampling error.
 fn with_run_to_run(work: Prediction) -> Prediction {
     let sampling = (work.high - work.expected).max(work.expected - work.low);
-    let noise = 1.96 * RUN_TO_RUN * work.expected;
+    let noise = INTERVAL_WIDTH * RUN_TO_RUN * work.expected;
     let margin = sampling.hypot(noise);
     Prediction {
         expected: work.expected,
@@ -570,10 +569,20 @@ fn costs_by_prefix(costs: &[f64], finer: &[Task], tasks: &[Task]) -> Vec<f64> {
 /// The most memory the count will hold: what the process held before the sample, and
 /// for methods whose memory grows with N, the most its threads may hold, or else what the
 /// sample's threads held.
-fn peak_memory(problem: &Problem, threads: usize, before: Option<u64>) -> anyhow::Result<u64> {
+fn peak_memory(
+    problem: &Problem,
+    per_thread: Option<u64>,
+    threads: usize,
+    before: Option<u64>,
+) -> anyhow::Result<u64> {
     let after = memory::peak_resident_bytes().unwrap_or(0);
     let base = before.unwrap_or(0);
-    Ok(match problem.bytes_per_thread(u64::MAX)? {
+    // The memory check measured it already, unless it had no limit to check against.
+    let per_thread = match per_thread {
+        Some(bytes) => Some(bytes),
+        None => problem.bytes_per_thread(u64::MAX)?,
+    };
+    Ok(match per_thread {
         Some(per_thread) => after.max(base + per_thread.saturating_mul(threads as u64)),
         None => after,
     })
