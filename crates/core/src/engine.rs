@@ -64,6 +64,15 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
         Ok(Vec::new())
     }
 
+    /// About how many of the finest tasks above the parts of a row set lie below `task`
+    /// (the join's row sets): a descent chooses among a task's parts in proportion, so
+    /// that every row set is about as likely to be drawn and weighs about as much,
+    /// however unevenly the choices divide them. The same for every task by default.
+    fn row_sets_below(&self, task: &Task) -> Result<f64, Error> {
+        let _ = task;
+        Ok(1.0)
+    }
+
     /// Builds what the engine builds once for many tasks and keeps (the join's tables of
     /// a split's last rows), so that a timing of `task` that follows measures the task's
     /// own work only.

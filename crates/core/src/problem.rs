@@ -298,6 +298,12 @@ impl Problem {
         self.engine.parts(task, within_row_sets)
     }
 
+    /// About how many row sets (the finest tasks above the parts only an estimate times)
+    /// lie below `task`, for a descent to choose among parts in proportion.
+    pub fn row_sets_below(&self, task: &Task) -> Result<f64, Error> {
+        self.engine.row_sets_below(task)
+    }
+
     /// Builds what the method builds once for many tasks and keeps, so that a timing of
     /// `task` that follows measures its own work only.
     pub fn prepare(&self, task: &Task) -> Result<(), Error> {

@@ -89,7 +89,11 @@ pub(super) struct Descents {
 }
 
 /// From `task`, random steps down [`Problem::parts`] (within row sets or not) as far as
-/// they go: the task reached, and how many like it `task` holds.
+/// they go: the task reached, and how many like it `task` holds, the inverse of the
+/// chance of reaching it. Each step takes a part in proportion to the row sets below it,
+/// so that every row set is about equally likely: a uniform choice among parts reached
+/// the row sets of N = 28 with chances a thousand times apart, and a few draws then
+/// decided the estimate.
 fn descend(
     problem: &Problem,
     task: &Task,
@@ -99,12 +103,23 @@ fn descend(
     let (mut task, mut weight) = (task.clone(), 1.0);
     loop {
         let parts = problem.parts(&task, within_row_sets)?;
-        if parts.is_empty() {
+        let sizes = (parts.iter())
+            .map(|part| problem.row_sets_below(part))
+            .collect::<Result<Vec<f64>, _>>()?;
+        let all: f64 = sizes.iter().sum();
+        if parts.is_empty() || all <= 0.0 {
             return Ok((task, weight));
         }
         *random = mix(*random);
-        weight *= parts.len() as f64;
-        task = parts[(*random % parts.len() as u64) as usize].clone();
+        let mut point = all * (*random >> 11) as f64 / (1u64 << 53) as f64;
+        let chosen = sizes.iter().position(|&size| {
+            point -= size;
+            point < 0.0
+        });
+        // Rounding may leave the point on the last part's far edge.
+        let chosen = chosen.unwrap_or_else(|| sizes.iter().rposition(|&s| s > 0.0).unwrap_or(0));
+        weight *= all / sizes[chosen];
+        task = parts[chosen].clone();
     }
 }
 

@@ -266,15 +266,16 @@ impl Engine for Join {
         if !key.is_row_set() {
             let quota = key.split.quota();
             let position = key.decided.len();
-            // A complete row set that another of its orbit stands for is no task.
-            let counted = |side: Side| {
+            // A prefix whose every row set another of its orbit stands for is no part: a
+            // descent that reached it would time work that counts nothing.
+            let completes = |side: Side| {
                 let mut sides = key.decided.clone();
                 sides.push(side);
-                sides.len() < key.split.order.len() || key.split.weight_of(&sides).is_some()
+                key.split.completes(&sides)
             };
             let sides = Side::BOTH.into_iter().filter(|&side| {
                 let taken = key.decided.iter().filter(|&&s| s == side).count();
-                taken < quota[side] && key.split.allows(position, side) && counted(side)
+                taken < quota[side] && key.split.allows(position, side) && completes(side)
             });
             return Ok(sides.map(|side| extended(side.key_byte())).collect());
         }
@@ -286,6 +287,13 @@ impl Engine for Join {
                 .collect(),
             _ => Vec::new(),
         })
+    }
+
+    /// Every choice of sides for the undecided rows within the quotas: the row sets below,
+    /// counted or not (about half of an even board's are not, evenly spread).
+    fn row_sets_below(&self, task: &Task) -> Result<f64, Error> {
+        let key = self.geometry.key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
+        Ok(key.split.completions(&key.decided))
     }
 
     fn prepare(&self, task: &Task) -> Result<(), Error> {
@@ -393,8 +401,8 @@ mod tests {
         parts.iter().flat_map(|part| leaves(join, part)).collect()
     }
 
-    /// Every task's parts, down to a row set's parts by its halves' first queens,
-    /// partition its solutions, and their shares of the half-boards built sum to what the
+    /// Every task's parts, down to a row set's parts by its halves' first queens, end in
+    /// row sets, partition its solutions, and their shares of the half-boards built sum to what the
     /// row set builds itself.
     #[test]
     fn parts_partition_a_task_and_share_its_work() {
@@ -402,7 +410,12 @@ mod tests {
             let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
             let (mut cut, mut shared, mut built) = (0, 0.0, 0.0);
             for task in join.tasks(join.max_depth()) {
-                let total: u128 = leaves(&join, &task)
+                let finest = leaves(&join, &task);
+                // A descent never ends above a row set, where it would time work that
+                // counts nothing.
+                let row_set = |leaf: &Task| join.geometry.key(leaf.key()).unwrap().is_row_set();
+                assert!(finest.iter().all(row_set), "N = {n}, {task:?}");
+                let total: u128 = finest
                     .iter()
                     .map(|leaf| join.solve(leaf, false).unwrap().total)
                     .sum();

@@ -200,6 +200,55 @@ impl Split {
         }
     }
 
+    /// Whether some choice of sides for the rest of the order, within the halves' quotas,
+    /// completes `sides` (as the split allows them) to a counted row set. Only an even board's last rows can leave
+    /// none: while half its rows are still free, the free rows at both ends can mirror the
+    /// decided ones (or their complement), which makes the row set no greater than its
+    /// image, so only shorter rests are searched.
+    pub(super) fn completes(&self, sides: &[Side]) -> bool {
+        self.completes_from(&mut sides.to_vec())
+    }
+
+    fn completes_from(&self, sides: &mut Vec<Side>) -> bool {
+        let quota = self.quota();
+        let taken = |side: Side| sides.iter().filter(|&&s| s == side).count();
+        let allowed = sides.first().is_none_or(|&side| self.allows(0, side));
+        if !allowed || Side::BOTH.iter().any(|&side| taken(side) > quota[side]) {
+            return false;
+        }
+        if sides.len() == self.order.len() {
+            return self.weight_of(sides).is_some();
+        }
+        if !self.reflect || 2 * (self.order.len() - sides.len()) >= self.order.len() {
+            return true;
+        }
+        Side::BOTH.into_iter().any(|side| {
+            sides.push(side);
+            let completes = self.completes_from(sides);
+            sides.pop();
+            completes
+        })
+    }
+
+    /// How many choices of sides for the rest of the order, within the halves' quotas,
+    /// follow `sides` (as the split allows them): the row sets below it, counted or not.
+    pub(super) fn completions(&self, sides: &[Side]) -> f64 {
+        match sides.first() {
+            None if self.reflect => return self.completions(&[Side::West]),
+            Some(&side) if !self.allows(0, side) => return 0.0,
+            _ => {}
+        }
+        let free = self.order.len() - sides.len();
+        let west = sides.iter().filter(|&&s| s == Side::West).count();
+        let Some(west_left) = self.quota().west.checked_sub(west) else {
+            return 0.0;
+        };
+        if west_left > free {
+            return 0.0;
+        }
+        (0..west_left).fold(1.0, |ways, k| ways * (free - k) as f64 / (k + 1) as f64)
+    }
+
     /// The rows that `sides`, in the order, put west.
     fn west_rows(&self, sides: &[Side]) -> u64 {
         (self.order.iter().zip(sides))
@@ -403,12 +452,13 @@ fn orbit_weight(n: usize, west_rows: u64) -> Option<u128> {
 /// respects the halves' quotas and the even board's first row, and that can still lead to
 /// a counted row set.
 fn each_prefix(split: &Split, depth: usize, sides: &mut Vec<Side>, found: &mut dyn FnMut(&[Side])) {
+    // A prefix whose every row set another of its orbit stands for would count nothing.
+    if !split.completes(sides) {
+        return;
+    }
     let decided = sides.len();
     if decided == depth {
-        // A complete row set that another of its orbit stands for would count nothing.
-        if depth < split.order.len() || split.weight_of(sides).is_some() {
-            found(sides);
-        }
+        found(sides);
         return;
     }
     let west = sides.iter().filter(|&&side| side == Side::West).count();
@@ -481,6 +531,42 @@ mod tests {
             let splits = geometry.splits();
             assert_eq!(geometry.split_count(), splits.len(), "N = {n}");
             assert_eq!(geometry.first_split().centre, splits[0].centre, "N = {n}");
+        }
+    }
+
+    /// Every prefix of sides, by brute force over its completions: whether one is counted,
+    /// and how many there are.
+    #[test]
+    fn prefixes_complete_exactly_where_a_counted_row_set_follows() {
+        fn check(split: &Split, sides: &mut Vec<Side>) -> (bool, f64) {
+            let quota = split.quota();
+            let within = sides.first().is_none_or(|&side| split.allows(0, side))
+                && Side::BOTH
+                    .iter()
+                    .all(|&side| sides.iter().filter(|&&s| s == side).count() <= quota[side]);
+            let found = if !within {
+                (false, 0.0)
+            } else if sides.len() == split.order.len() {
+                (split.weight_of(sides).is_some(), 1.0)
+            } else {
+                let mut found = (false, 0.0);
+                for side in Side::BOTH {
+                    sides.push(side);
+                    let (completes, completions) = check(split, sides);
+                    sides.pop();
+                    found = (found.0 || completes, found.1 + completions);
+                }
+                found
+            };
+            assert_eq!(split.completes(sides), found.0, "{sides:?}");
+            assert_eq!(split.completions(sides), found.1, "{sides:?}");
+            found
+        }
+        for n in 4..=14 {
+            let geometry = Geometry::new(n);
+            for split in geometry.splits() {
+                check(&split, &mut Vec::new());
+            }
         }
     }
 
