@@ -415,10 +415,8 @@ mod tests {
                 // counts nothing.
                 let row_set = |leaf: &Task| join.geometry.key(leaf.key()).unwrap().is_row_set();
                 assert!(finest.iter().all(row_set), "N = {n}, {task:?}");
-                let total: u128 = finest
-                    .iter()
-                    .map(|leaf| join.solve(leaf, false).unwrap().total)
-                    .sum();
+                let total: u128 =
+                    finest.iter().map(|leaf| join.solve(leaf, false).unwrap().total).sum();
                 assert_eq!(total, join.solve(&task, false).unwrap().total, "N = {n}, {task:?}");
                 let key = join.geometry.key(task.key()).unwrap();
                 if key.is_row_set() && join.has_parts(&key) {
