@@ -13,6 +13,11 @@ pub(crate) fn peak_resident_bytes() -> Option<u64> {
     kibibytes_field(&fs::read_to_string("/proc/self/status").ok()?, "VmHWM:")
 }
 
+/// The resident memory this process holds now (VmRSS), if known.
+pub(crate) fn resident_bytes() -> Option<u64> {
+    kibibytes_field(&fs::read_to_string("/proc/self/status").ok()?, "VmRSS:")
+}
+
 /// The value of a `Name:   1234 kB` line, in bytes.
 fn kibibytes_field(text: &str, name: &str) -> Option<u64> {
     let line = text.lines().find(|line| line.starts_with(name))?;

@@ -108,6 +108,13 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
         let _ = up_to;
         Ok(None)
     }
+
+    /// What a worker is expected to hold at its peak in a count, for a prediction rather
+    /// than a bound: like [`Engine::bytes_per_thread`] without its safety margin. `None`
+    /// for engines that need only a board per thread.
+    fn expected_bytes_per_thread(&self) -> Result<Option<u64>, Error> {
+        Ok(None)
+    }
 }
 
 /// What timing a part of a task says of the task, for an estimate that times parts of

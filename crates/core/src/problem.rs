@@ -283,6 +283,14 @@ impl Problem {
         self.engine.bytes_per_thread(up_to)
     }
 
+    /// What each worker thread is expected to hold at its peak in a count, beyond a fixed
+    /// few hundred kilobytes: [`Problem::bytes_per_thread`] is a bound with a margin for
+    /// safety, this a prediction (the join: the lists of its largest row set, or its
+    /// budget where that row set is counted in pieces). `None` for backtracking.
+    pub fn expected_bytes_per_thread(&self) -> Result<Option<u64>, Error> {
+        self.engine.expected_bytes_per_thread()
+    }
+
     /// Counts the solutions below one task. `count_nodes` adds the number of placements
     /// made (for the join, pairs of half-boards tested); without it the search compiles
     /// without the counter. A task of another problem is refused with

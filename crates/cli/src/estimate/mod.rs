@@ -93,7 +93,9 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         fixed_s += sample.work.expected / threads as f64;
     }
 
-    let memory_before = memory::peak_resident_bytes();
+    // What the process holds besides its workers' lists, as a count would: the memory
+    // check's probe has freed its lists by now.
+    let memory_before = memory::resident_bytes();
     let list = sampled_tasks(&problem, count.tasks.len(), count.identity.depth)?;
     let deepest = match &cluster {
         Some((_, _, spec)) if spec.identity.depth > list.depth => {
@@ -172,10 +174,11 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             })
         }
     };
-    // Whole tasks and whole row sets hold what the count's threads will; parts hold a
-    // fraction of a row set, so the join's up-front bound stands in for them.
-    let peak_memory_bytes = if sample.descended == Some(DescendTo::Parts) {
-        peak_memory(&problem, plan.per_thread, threads, memory_before)?
+    // Whole tasks hold what the count's threads will. Descents time a few row sets or
+    // parts of them, seldom the largest, which is what a count's worker holds at its
+    // peak: the engine predicts that.
+    let peak_memory_bytes = if sample.descended.is_some() {
+        peak_memory(&problem, threads, memory_before)?
     } else {
         memory::peak_resident_bytes().unwrap_or(0)
     };
@@ -566,25 +569,14 @@ fn costs_by_prefix(costs: &[f64], finer: &[Task], tasks: &[Task]) -> Vec<f64> {
     sums
 }
 
-/// The most memory the count will hold: what the process held before the sample, and
-/// for methods whose memory grows with N, the most its threads may hold, or else what the
-/// sample's threads held.
-fn peak_memory(
-    problem: &Problem,
-    per_thread: Option<u64>,
-    threads: usize,
-    before: Option<u64>,
-) -> anyhow::Result<u64> {
-    let after = memory::peak_resident_bytes().unwrap_or(0);
-    let base = before.unwrap_or(0);
-    // The memory check measured it already, unless it had no limit to check against.
-    let per_thread = match per_thread {
-        Some(bytes) => Some(bytes),
-        None => problem.bytes_per_thread(u64::MAX)?,
-    };
-    Ok(match per_thread {
-        Some(per_thread) => after.max(base + per_thread.saturating_mul(threads as u64)),
-        None => after,
+/// The most memory the count will hold: what the process held before the sample and,
+/// for methods whose memory grows with N, what its threads are expected to hold at their
+/// peak, or else the most the process held.
+fn peak_memory(problem: &Problem, threads: usize, before: Option<u64>) -> anyhow::Result<u64> {
+    let held = memory::peak_resident_bytes().unwrap_or(0);
+    Ok(match problem.expected_bytes_per_thread()? {
+        Some(per_thread) => before.unwrap_or(0) + per_thread.saturating_mul(threads as u64),
+        None => held,
     })
 }
 

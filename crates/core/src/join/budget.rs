@@ -102,6 +102,13 @@ impl Budget {
         lists + self.fixed_bytes()
     }
 
+    /// The bytes one worker is expected to hold at most, from what the probe row set held
+    /// (`probed`, measured up to the lists' budget): that row set's lists, or the budget
+    /// where they pass it and the row set is counted in pieces, and the rest.
+    pub(super) fn expected_bytes_per_thread(&self, probed: usize) -> u64 {
+        probed.min(self.lists) as u64 + self.fixed_bytes()
+    }
+
     /// The bytes a probe's figure adds for the pair count's tables.
     pub(super) fn probed(list_bytes: usize) -> usize {
         list_bytes + pair_count::MOST_TABLE_BYTES

@@ -329,6 +329,13 @@ impl Engine for Join {
         let probed = self.probe_bytes(self.budget.probe_limit(up_to));
         Ok(Some(self.budget.bytes_per_thread(probed)))
     }
+
+    /// The row set the probe builds is the one with the most half-boards, so what it holds
+    /// is what a worker holds at its peak; the probe stops just past the lists' budget.
+    fn expected_bytes_per_thread(&self) -> Result<Option<u64>, Error> {
+        let probed = self.probe_bytes(self.budget.lists);
+        Ok(Some(self.budget.expected_bytes_per_thread(probed)))
+    }
 }
 
 #[cfg(test)]
