@@ -103,10 +103,11 @@ impl Budget {
     }
 
     /// The bytes one worker is expected to hold at most, from what the probe row set held
-    /// (`probed`, measured up to the lists' budget): that row set's lists, or the budget
-    /// where they pass it and the row set is counted in pieces, and the rest.
-    pub(super) fn expected_bytes_per_thread(&self, probed: usize) -> u64 {
-        probed.min(self.lists) as u64 + self.fixed_bytes()
+    /// (`probed`, the probe stopped past `limit`): that row set's lists, and the rest. A
+    /// probe that stopped says only that they may pass the budget, so the budget stands in.
+    pub(super) fn expected_bytes_per_thread(&self, probed: usize, limit: usize) -> u64 {
+        let lists = if probed > limit { self.lists } else { probed.min(self.lists) };
+        lists as u64 + self.fixed_bytes()
     }
 
     /// The bytes a probe's figure adds for the pair count's tables.
