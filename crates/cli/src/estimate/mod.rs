@@ -573,10 +573,9 @@ fn costs_by_prefix(costs: &[f64], finer: &[Task], tasks: &[Task]) -> Vec<f64> {
 /// for methods whose memory grows with N, what its threads are expected to hold at their
 /// peak, or else the most the process held.
 fn peak_memory(problem: &Problem, threads: usize, before: Option<u64>) -> anyhow::Result<u64> {
-    let held = memory::peak_resident_bytes().unwrap_or(0);
     Ok(match problem.expected_bytes_per_thread()? {
         Some(per_thread) => before.unwrap_or(0) + per_thread.saturating_mul(threads as u64),
-        None => held,
+        None => memory::peak_resident_bytes().unwrap_or(0),
     })
 }
 

@@ -411,8 +411,8 @@ mod tests {
     }
 
     /// Every task's parts, down to a row set's parts by its halves' first queens, end in
-    /// row sets, partition its solutions, and their shares of the half-boards built sum to what the
-    /// row set builds itself.
+    /// row sets, partition its solutions, and their shares of the half-boards built sum to
+    /// what the row set builds itself.
     #[test]
     fn parts_partition_a_task_and_share_its_work() {
         for n in 6..=13 {

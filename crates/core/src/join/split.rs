@@ -201,10 +201,10 @@ impl Split {
     }
 
     /// Whether some choice of sides for the rest of the order, within the halves' quotas,
-    /// completes `sides` (as the split allows them) to a counted row set. Only an even board's last rows can leave
-    /// none: while half its rows are still free, the free rows at both ends can mirror the
-    /// decided ones (or their complement), which makes the row set no greater than its
-    /// image, so only shorter rests are searched.
+    /// completes `sides` (as the split allows them) to a counted row set. Only an even
+    /// board's last rows can leave none: while half its rows are still free, the free rows
+    /// at both ends can mirror the decided ones (or their complement), which makes the row
+    /// set no greater than its image, so only shorter rests are searched.
     pub(super) fn completes(&self, sides: &[Side]) -> bool {
         self.completes_from(&mut sides.to_vec())
     }
