@@ -1,9 +1,9 @@
 //! The command line's manners: hints, help, errors, output and progress as users of
 //! ripgrep, hyperfine or cargo expect them.
 
-use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+use nqueens_test_support::output_with_input;
 use serde_json::Value;
 
 fn nqueens(args: &[&str]) -> Output {
@@ -11,15 +11,7 @@ fn nqueens(args: &[&str]) -> Output {
 }
 
 fn with_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("nqueens runs");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
+    output_with_input(Command::new(env!("CARGO_BIN_EXE_nqueens")).args(args), input)
 }
 
 fn stdout(output: &Output) -> String {

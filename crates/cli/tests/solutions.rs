@@ -2,10 +2,12 @@
 //! solution checked by the independent oracles of `nqueens-test-support`.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
 
-use nqueens_test_support::{XorShift, completions, images, is_solution, known_counts};
+use nqueens_test_support::{
+    XorShift, completions, images, is_solution, known_counts, output_with_input,
+};
 use serde_json::Value;
 
 fn nqueens(args: &[&str]) -> Output {
@@ -13,15 +15,7 @@ fn nqueens(args: &[&str]) -> Output {
 }
 
 fn nqueens_with_input(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("nqueens runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+    output_with_input(Command::new(env!("CARGO_BIN_EXE_nqueens")).args(args), input.as_bytes())
 }
 
 fn stdout(output: &Output) -> String {

@@ -8,9 +8,23 @@
 #![deny(missing_docs)]
 
 use std::collections::BTreeSet;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 use std::sync::LazyLock;
 
 use proptest::prelude::*;
+
+/// Runs `command` with `input` on its stdin, and collects what it printed.
+pub fn output_with_input(command: &mut Command, input: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command runs");
+    child.stdin.take().expect("stdin is piped").write_all(input).expect("stdin takes the input");
+    child.wait_with_output().expect("the command ends")
+}
 
 /// One board's line of `testdata/known-counts.json`.
 #[derive(Clone, Copy)]
