@@ -264,18 +264,12 @@ impl Engine for Join {
             Task::new(self, key)
         };
         if !key.is_row_set() {
-            let quota = key.split.quota();
-            let position = key.decided.len();
-            // A prefix whose every row set another of its orbit stands for is no part: a
-            // descent that reached it would time work that counts nothing.
-            let completes = |side: Side| {
+            // Within the quotas, and not a prefix whose every row set another of its orbit
+            // stands for: a descent that reached one would time work that counts nothing.
+            let sides = Side::BOTH.into_iter().filter(|&side| {
                 let mut sides = key.decided.clone();
                 sides.push(side);
                 key.split.completes(&sides)
-            };
-            let sides = Side::BOTH.into_iter().filter(|&side| {
-                let taken = key.decided.iter().filter(|&&s| s == side).count();
-                taken < quota[side] && key.split.allows(position, side) && completes(side)
             });
             return Ok(sides.map(|side| extended(side.key_byte())).collect());
         }

@@ -452,24 +452,18 @@ fn orbit_weight(n: usize, west_rows: u64) -> Option<u128> {
 /// respects the halves' quotas and the even board's first row, and that can still lead to
 /// a counted row set.
 fn each_prefix(split: &Split, depth: usize, sides: &mut Vec<Side>, found: &mut dyn FnMut(&[Side])) {
-    // A prefix whose every row set another of its orbit stands for would count nothing.
+    // Past a quota, or a prefix whose every row set another of its orbit stands for.
     if !split.completes(sides) {
         return;
     }
-    let decided = sides.len();
-    if decided == depth {
+    if sides.len() == depth {
         found(sides);
         return;
     }
-    let west = sides.iter().filter(|&&side| side == Side::West).count();
-    let taken = PerSide { west, east: decided - west };
-    let quota = split.quota();
     for side in Side::BOTH {
-        if taken[side] < quota[side] && split.allows(decided, side) {
-            sides.push(side);
-            each_prefix(split, depth, sides, found);
-            sides.pop();
-        }
+        sides.push(side);
+        each_prefix(split, depth, sides, found);
+        sides.pop();
     }
 }
 
