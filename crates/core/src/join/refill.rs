@@ -32,6 +32,11 @@ impl<T> Writer<'_, T> {
         self.room[self.kept] = MaybeUninit::new(item);
         self.kept += usize::from(keep);
     }
+
+    /// The items kept so far.
+    pub(super) fn kept(&self) -> usize {
+        self.kept
+    }
 }
 
 impl<T: Copy> Refill<T> {

@@ -7,6 +7,8 @@
 
 use std::ops::{Index, IndexMut};
 
+use super::transpose::Transposes;
+
 /// The join's name, in its tasks and its errors.
 pub(super) const NAME: &str = "join";
 
@@ -131,12 +133,22 @@ pub(super) fn rising(row: usize, column: usize) -> u32 {
 /// `row + column` and `column + N - 1 - row`.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct HalfBoard {
+    /// From bit [`NORTH_COLUMNS`] on, the walk repeats the columns of the queens above an
+    /// even board's middle, which the transposes rank; the columns of a half lie below it.
     pub(super) columns: u64,
     pub(super) rising: u64,
     pub(super) falling: u64,
 }
 
+/// Where a half-board's word of columns repeats those of its queens above the middle.
+pub(super) const NORTH_COLUMNS: u32 = 32;
+
 impl HalfBoard {
+    /// The columns of the queens above an even board's middle.
+    pub(super) fn north_columns(&self) -> u64 {
+        self.columns >> NORTH_COLUMNS
+    }
+
     /// The board with a queen more, at `bit` in `row`, whose falling diagonal is `fall`
     /// (`N - 1 - row`).
     pub(super) fn with_queen(self, bit: u64, row: usize, fall: usize) -> HalfBoard {
@@ -250,7 +262,7 @@ impl Split {
     }
 
     /// The rows that `sides`, in the order, put west.
-    fn west_rows(&self, sides: &[Side]) -> u64 {
+    pub(super) fn west_rows(&self, sides: &[Side]) -> u64 {
         (self.order.iter().zip(sides))
             .filter(|&(_, &side)| side == Side::West)
             .fold(0, |rows, (&row, _)| rows | 1 << row)
@@ -286,6 +298,8 @@ pub(super) struct Geometry {
     /// The canonical centre placements of an odd board with their orbit sizes; empty when
     /// `n` is even.
     pub(super) centres: Vec<(Centre, u128)>,
+    /// An even board's ranks of row sets against the columns of north queens.
+    pub(super) transposes: Option<Transposes>,
 }
 
 impl Geometry {
@@ -298,7 +312,8 @@ impl Geometry {
         let rising = Span::across(n, rising, columns);
         let falling = Span::across(n, |r, c| (c + n - 1 - r) as u32, columns);
         let centres = if n % 2 == 1 { canonical_centres(n) } else { Vec::new() };
-        Geometry { n, columns, rising, falling, centres }
+        let transposes = n.is_multiple_of(2).then(|| Transposes::new(n));
+        Geometry { n, columns, rising, falling, centres, transposes }
     }
 
     /// The crossing diagonals a half-board occupies, as one word.

@@ -10,14 +10,32 @@
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use super::split::{Centre, Geometry, HalfBoard, PerSide, Span, Split, diagonals_of, rising};
+use super::transpose::Rank;
 
 /// A placement of some tail rows on one half, or a north board readied to meet them: its
 /// bits on the diagonals where north and tail boards can meet ([`Meeting`]), and its
 /// crossing diagonals, which make up a half-board's signature.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct TailBoard {
+    /// A north board keeps its rank ([`super::transpose`]) here too, from bit [`RANK_SHIFT`] on,
+    /// above every meeting bit, so that the clash test with a tail board ignores it.
     pub(super) meets: u64,
     pub(super) signature: u64,
+}
+
+/// Where a north board's [`TailBoard::meets`] holds its rank.
+const RANK_SHIFT: u32 = 48;
+
+impl TailBoard {
+    /// A north board readied for the tail, with its rank.
+    pub(super) fn north(meets: u64, signature: u64, rank: Rank) -> TailBoard {
+        TailBoard { meets: meets | u64::from(rank) << RANK_SHIFT, signature }
+    }
+
+    /// A north board's rank.
+    pub(super) fn rank(&self) -> Rank {
+        (self.meets >> RANK_SHIFT) as Rank
+    }
 }
 
 /// The diagonals of one half on which a north board and a tail board can both have a
@@ -36,7 +54,10 @@ impl Meeting {
             let seen = |rows| diagonals_of(n, rows, columns, diagonal);
             Span::covering(seen(north) & seen(tail))
         };
-        Meeting { rising: meet(&rising), falling: meet(&|r, c| (c + n - 1 - r) as u32) }
+        let meeting =
+            Meeting { rising: meet(&rising), falling: meet(&|r, c| (c + n - 1 - r) as u32) };
+        debug_assert!(meeting.rising.len + meeting.falling.len <= RANK_SHIFT);
+        meeting
     }
 
     pub(super) fn bits(self, board: &HalfBoard) -> u64 {

@@ -7,14 +7,15 @@
 //! signatures. A walk either counts ([`Count`]) or only measures the memory a row set
 //! needs ([`Probe`]); the two are separate types so that counting carries no probe's test.
 
-use std::ops::Range;
+use std::ops::{Range, RangeInclusive};
 use std::time::{Duration, Instant};
 
 use super::budget::{Budget, SIGNATURE_BYTES};
-use super::pair_count::{PairKernel, Scratch};
+use super::pair_count::{PairCount, PairKernel, Scratch};
 use super::refill::{Refill, Writer};
-use super::split::{Geometry, HalfBoard, Key, PerSide, Side, Split};
+use super::split::{Geometry, HalfBoard, Key, NORTH_COLUMNS, PerSide, Side, Split};
 use super::tail::{TailBoard, TailTable, Tails};
+use super::transpose::{Rank, Transposes};
 
 /// What a walk is for: counting, or measuring.
 pub(super) trait Goal: Sized {
@@ -83,8 +84,10 @@ struct Half {
     levels: Vec<Refill<HalfBoard>>,
     /// The boards of the last north level, ready for the tail.
     north: NorthBoards,
-    /// The signatures of the complete half-boards of the row set at hand.
+    /// The signatures of the complete half-boards of the row set at hand: those that rank
+    /// above the row set, then from `tied_from` on those that rank with it.
     signatures: Refill<u64>,
+    tied_from: usize,
     /// The bytes of room its lists hold.
     held: usize,
 }
@@ -118,6 +121,9 @@ struct NextRow {
     open: u64,
     /// The half's columns every board of the level leaves free, as many for each.
     free: usize,
+    /// All bits if the row lies above an even board's middle, whose queens' columns the
+    /// transposes rank; else none.
+    north: u64,
 }
 
 /// The depth-first walk of one task toward `goal`.
@@ -215,7 +221,8 @@ impl<'a, G: Goal> Walk<'a, G> {
                 if level == 0 {
                     open &= self.first_columns[side];
                 }
-                if !self.halves[side].place(self.geometry.n, level, piece, row, open) {
+                let north = self.geometry.transposes.is_some() && row < self.geometry.n / 2;
+                if !self.halves[side].place(self.geometry.n, level, piece, row, open, north) {
                     continue;
                 }
                 let built = self.halves[side].levels[level + 1].len() as u128;
@@ -304,7 +311,8 @@ impl<'a, G: Goal> Walk<'a, G> {
 impl Goal for Count<'_> {
     fn end_north(walk: &mut Walk<'_, Self>, levels: PerSide<usize>) {
         for side in Side::BOTH {
-            walk.halves[side].end_north(walk.geometry, levels[side], &walk.tails.0[side]);
+            let ranks = walk.geometry.transposes.as_ref().map(|transposes| (transposes, side));
+            walk.halves[side].end_north(walk.geometry, levels[side], &walk.tails.0[side], ranks);
         }
         walk.note_bytes();
     }
@@ -320,6 +328,8 @@ impl Goal for Count<'_> {
         weight: u128,
     ) {
         let most = walk.signatures_per_piece();
+        let rank = (walk.geometry.transposes.as_ref())
+            .map(|transposes| transposes.of_lines(walk.split.west_rows(&walk.sides)));
         // Copied out of the walk, so that the halves can be borrowed beside it.
         let tails: &Tails = walk.tails;
         let tails = &tails.0;
@@ -329,15 +339,17 @@ impl Goal for Count<'_> {
         // The pair count rewrites both lists, so each meeting of pieces builds its own.
         for west_piece in west_pieces {
             for east_piece in east_pieces {
-                walk.halves.west.fill_signatures(&tails.west, subsets.west, west_piece, most);
-                walk.halves.east.fill_signatures(&tails.east, subsets.east, east_piece, most);
+                let west = &mut walk.halves.west;
+                west.fill_signatures(&tails.west, subsets.west, west_piece, most, rank);
+                let east = &mut walk.halves.east;
+                east.fill_signatures(&tails.east, subsets.east, east_piece, most, rank);
                 let complete = walk.split.order.len();
                 for side in Side::BOTH {
                     let built = walk.halves[side].signatures.len() as u128;
                     walk.boards_built[complete][side] += built;
                 }
                 walk.note_bytes();
-                walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight);
+                walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight, rank.is_some());
             }
         }
     }
@@ -352,25 +364,53 @@ impl Goal for Count<'_> {
 }
 
 impl Count<'_> {
-    /// Counts the disjoint pairs of the two halves' signatures, weighed by `weight`.
-    fn count_pairs(&mut self, geometry: &Geometry, halves: &mut PerSide<Half>, weight: u128) {
-        // Each half's signatures meet the other half's once, here, so the count may
-        // reorder and rewrite them.
-        let west = halves.west.signatures.as_mut_slice();
-        let east = halves.east.signatures.as_mut_slice();
-        if west.is_empty() || east.is_empty() {
-            return;
-        }
-        // The smaller side is bit-sliced: its tables are built once per group of lanes.
-        let (stored, queries) = if west.len() <= east.len() { (west, east) } else { (east, west) };
+    /// Counts the disjoint pairs of the two halves' signatures, weighed by `weight`; where
+    /// the halves are `ranked`, a pair of two half-boards ranking above the row set counts
+    /// twice, and a pair with one ranking with it and the other not below, once.
+    fn count_pairs(
+        &mut self,
+        geometry: &Geometry,
+        halves: &mut PerSide<Half>,
+        weight: u128,
+        ranked: bool,
+    ) {
         let bits = geometry.signature_bits();
         let started = self.timed.then(Instant::now);
-        let count = self.pair_kernel.count(stored, queries, bits, &mut self.pair_scratch);
+        let (west_tied_from, east_tied_from) = (halves.west.tied_from, halves.east.tied_from);
+        let west = halves.west.signatures.as_mut_slice();
+        let east = halves.east.signatures.as_mut_slice();
+        // The ties first: their lists are small, so they are counted without buckets,
+        // which leave both lists as they are for the count of the rest.
+        let tied =
+            [(&west[west_tied_from..], &*east), (&west[..west_tied_from], &east[east_tied_from..])]
+                .map(|(west, east)| self.count_every(west, east, bits));
+        let (west, east) = (&mut west[..west_tied_from], &mut east[..east_tied_from]);
+        let above = if west.is_empty() || east.is_empty() {
+            PairCount::default()
+        } else {
+            // The smaller side is bit-sliced: its tables are built once per group of lanes.
+            let (stored, queries) =
+                if west.len() <= east.len() { (west, east) } else { (east, west) };
+            self.pair_kernel.count(stored, queries, bits, &mut self.pair_scratch)
+        };
         if let Some(started) = started {
             self.tally.pair_time += started.elapsed();
         }
-        self.tally.total += weight * u128::from(count.disjoint);
-        self.tally.pairs_tested += u128::from(count.tested);
+        let times = if ranked { 2 } else { 1 };
+        let solutions = times * u128::from(above.disjoint)
+            + tied.iter().map(|count| u128::from(count.disjoint)).sum::<u128>();
+        self.tally.total += weight * solutions;
+        self.tally.pairs_tested += u128::from(above.tested)
+            + tied.iter().map(|count| u128::from(count.tested)).sum::<u128>();
+    }
+
+    /// The disjoint pairs of `west` and `east`, counted without buckets.
+    fn count_every(&mut self, west: &[u64], east: &[u64], bits: u32) -> PairCount {
+        if west.is_empty() || east.is_empty() {
+            return PairCount::default();
+        }
+        let (stored, queries) = if west.len() <= east.len() { (west, east) } else { (east, west) };
+        self.pair_kernel.count_every(stored, queries, bits, &mut self.pair_scratch)
     }
 }
 
@@ -412,7 +452,7 @@ impl Half {
         levels[0] = Refill::of(vec![HalfBoard::default()]);
         let held = levels[0].held_bytes();
         let (north, signatures) = (NorthBoards::default(), Refill::default());
-        Half { columns, quota, levels, north, signatures, held }
+        Half { columns, quota, levels, north, signatures, tied_from: 0, held }
     }
 
     /// The room the fill of the list after `level` would leave if it took `boards` boards
@@ -444,15 +484,23 @@ impl Half {
         self.north.release();
     }
 
-    /// Readies the boards of `level`, the last north row, for the tail.
-    fn end_north(&mut self, geometry: &Geometry, level: usize, table: &TailTable) {
+    /// Readies the boards of `level`, the last north row, for the tail, ranked by
+    /// `ranks` on an even board.
+    fn end_north(
+        &mut self,
+        geometry: &Geometry,
+        level: usize,
+        table: &TailTable,
+        ranks: Option<(&Transposes, Side)>,
+    ) {
         self.held -= self.north.bytes();
-        self.north.fill(geometry, self.levels[level].as_slice(), table);
+        self.north.fill(geometry, self.levels[level].as_slice(), table, ranks);
         self.held += self.north.bytes();
     }
 
     /// Places a queen of this half's `level`-th row in `row`, on a column of `open`, on
-    /// each of the `boards` of that level; false if no board is left.
+    /// each of the `boards` of that level, noting its column if `north` of the middle;
+    /// false if no board is left.
     fn place(
         &mut self,
         n: usize,
@@ -460,6 +508,7 @@ impl Half {
         boards: Range<usize>,
         row: usize,
         open: u64,
+        north: bool,
     ) -> bool {
         let next_row = NextRow {
             row,
@@ -467,6 +516,7 @@ impl Half {
             columns: self.columns,
             open,
             free: self.quota - level,
+            north: if north { u64::MAX } else { 0 },
         };
         let (done, next) = self.levels.split_at_mut(level + 1);
         let from = &done[level].as_slice()[boards];
@@ -481,20 +531,44 @@ impl Half {
 
     /// Fills the signatures with the complete half-boards of the north boards of `piece`
     /// and the tail rows `subset`, in room for at most `most` signatures unless they need
-    /// more.
-    fn fill_signatures(&mut self, table: &TailTable, subset: usize, piece: &Piece, most: usize) {
+    /// more: on an even board, of the north boards ranking above the row set's `rank`,
+    /// then of those ranking with it.
+    fn fill_signatures(
+        &mut self,
+        table: &TailTable,
+        subset: usize,
+        piece: &Piece,
+        most: usize,
+        rank: Option<Rank>,
+    ) {
         let north = &self.north;
         let before = self.signature_bytes();
+        let mut tied_from = 0;
         self.signatures.refill(piece.tested, most, |to| {
-            write_signatures(north, &piece.boards, table, subset, to)
+            let Some(rank) = rank else {
+                let to = write_signatures(north, &piece.boards, 0..=Rank::MAX, table, subset, to);
+                tied_from = to.kept();
+                return to;
+            };
+            let above = rank + 1..=Rank::MAX;
+            let to = write_signatures(north, &piece.boards, above, table, subset, to);
+            tied_from = to.kept();
+            write_signatures(north, &piece.boards, rank..=rank, table, subset, to)
         });
+        self.tied_from = tied_from;
         self.held += self.signature_bytes();
         self.held -= before;
     }
 }
 
 impl NorthBoards {
-    fn fill(&mut self, geometry: &Geometry, boards: &[HalfBoard], table: &TailTable) {
+    fn fill(
+        &mut self,
+        geometry: &Geometry,
+        boards: &[HalfBoard],
+        table: &TailTable,
+        ranks: Option<(&Transposes, Side)>,
+    ) {
         self.counts.clear();
         self.counts.resize(table.masks + 1, 0);
         for board in boards {
@@ -512,9 +586,20 @@ impl NorthBoards {
         self.boards.resize(boards.len(), TailBoard::default());
         for board in boards {
             let at = &mut self.counts[table.free_columns(board)];
-            let signature = geometry.signature(board);
-            self.boards[*at] = TailBoard { meets: table.meeting.bits(board), signature };
+            let (meets, signature) = (table.meeting.bits(board), geometry.signature(board));
+            let rank = ranks.map_or(0, |(transposes, side)| match side {
+                Side::West => transposes.of_near(board.north_columns()),
+                Side::East => transposes.of_far(board.north_columns()),
+            });
+            self.boards[*at] = TailBoard::north(meets, signature, rank);
             *at += 1;
+        }
+        if ranks.is_some() {
+            // Highest rank first, so that a row set's boards of each rank are one stretch.
+            for (_, run) in &self.runs {
+                self.boards[run.clone()]
+                    .sort_unstable_by_key(|board| std::cmp::Reverse(board.rank()));
+            }
         }
     }
 
@@ -568,18 +653,21 @@ fn write_extensions<'w>(
         for _ in 0..next.free {
             let bit = candidates & candidates.wrapping_neg();
             candidates ^= bit;
-            to.push(board.with_queen(bit, next.row, next.fall), open & bit != 0);
+            let mut extended = board.with_queen(bit, next.row, next.fall);
+            extended.columns |= (bit << NORTH_COLUMNS) & next.north;
+            to.push(extended, open & bit != 0);
         }
     }
     to
 }
 
-/// Writes the signature of every complete half-board that a north board in `boards` and
-/// a tail board of the rows `subset` on its free columns make, where their diagonals do
-/// not meet. Like [`write_extensions`], it writes every pair it tests.
+/// Writes the signature of every complete half-board that a north board in `boards` of a
+/// rank in `ranks` and a tail board of the rows `subset` on its free columns make, where
+/// their diagonals do not meet. Like [`write_extensions`], it writes every pair it tests.
 fn write_signatures<'w>(
     north: &NorthBoards,
     boards: &Range<usize>,
+    ranks: RangeInclusive<Rank>,
     table: &TailTable,
     subset: usize,
     mut to: Writer<'w, u64>,
@@ -590,8 +678,11 @@ fn write_signatures<'w>(
             break;
         }
         let group = table.group(subset, *free);
-        let run = run.start.max(boards.start)..run.end.min(boards.end);
-        for board in &north.boards[run] {
+        let run = &north.boards[run.start.max(boards.start)..run.end.min(boards.end)];
+        // Each run is sorted from the highest rank down.
+        let start = run.partition_point(|board| board.rank() > *ranks.end());
+        let end = run.partition_point(|board| board.rank() >= *ranks.start());
+        for board in &run[start..end] {
             for tail in group {
                 to.push(board.signature | tail.signature, board.meets & tail.meets == 0);
             }

@@ -138,10 +138,7 @@ impl PairKernel {
     ) -> PairCount {
         let key = self.key(stored, queries, bits);
         if key == 0 {
-            let every_query = 0..queries.len();
-            let runs = std::slice::from_ref(&every_query);
-            let disjoint = self.count_group(stored, queries, runs, bits, scratch);
-            return PairCount { disjoint, tested: (stored.len() * queries.len()) as u64 };
+            return self.count_every(stored, queries, bits, scratch);
         }
         scratch.permutation.build(bits, key, FastPext::new());
         let rest = scratch.permutation.rest_bits;
@@ -189,6 +186,21 @@ impl PairKernel {
         scratch.sorted_stored = sorted_stored;
         scratch.sorted_queries = sorted_queries;
         count
+    }
+
+    /// [`PairKernel::count`] without buckets: every pair is tested, and neither list is
+    /// rewritten.
+    pub(super) fn count_every(
+        self,
+        stored: &[u64],
+        queries: &[u64],
+        bits: u32,
+        scratch: &mut Scratch,
+    ) -> PairCount {
+        let every_query = 0..queries.len();
+        let runs = std::slice::from_ref(&every_query);
+        let disjoint = self.count_group(stored, queries, runs, bits, scratch);
+        PairCount { disjoint, tested: (stored.len() * queries.len()) as u64 }
     }
 
     /// The disjoint pairs of `stored` and the queries in `runs`, all below bit `bits`.
