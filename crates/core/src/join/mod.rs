@@ -24,13 +24,17 @@
 //!
 //! Symmetry: reflecting the board north-south maps `R` to its mirror image and reflecting it
 //! east-west maps `R` to its complement, so an even board counts one `R` of each such orbit,
-//! weighed by the orbit's size. On an odd board the eight symmetries map the middle row and
-//! column onto themselves, so only one placement of their queens per orbit is counted.
+//! weighed by the orbit's size. The transpose maps `R` to the columns of the north queens:
+//! a solution counts twice, once or not at all as those rank above, with or below `R`
+//! ([`transpose`]), which each half-board decides alone. On an odd board the eight
+//! symmetries map the middle row and column onto themselves, so only one placement of
+//! their queens per orbit is counted.
 //!
-//! The files follow these parts: [`split`] (the halves, orbits and task keys), [`walk`]
-//! (the north rows and each row set's count), [`tail`] (the tables and their cache),
-//! [`refill`] (the lists the walk fills), [`budget`] (every memory decision) and
-//! [`pair_count`] (the disjoint pairs). This file ties them into the [`Engine`].
+//! The files follow these parts: [`split`] (the halves, orbits and task keys),
+//! [`transpose`] (the ranks), [`walk`] (the north rows and each row set's count), [`tail`]
+//! (the tables and their cache), [`refill`] (the lists the walk fills), [`budget`] (every
+//! memory decision) and [`pair_count`] (the disjoint pairs). This file ties them into the
+//! [`Engine`].
 
 mod budget;
 mod pair_count;

@@ -121,9 +121,6 @@ struct NextRow {
     open: u64,
     /// The half's columns every board of the level leaves free, as many for each.
     free: usize,
-    /// All bits if the row lies above an even board's middle, whose queens' columns the
-    /// transposes rank; else none.
-    north: u64,
 }
 
 /// The depth-first walk of one task toward `goal`.
@@ -516,13 +513,17 @@ impl Half {
             columns: self.columns,
             open,
             free: self.quota - level,
-            north: if north { u64::MAX } else { 0 },
         };
         let (done, next) = self.levels.split_at_mut(level + 1);
         let from = &done[level].as_slice()[boards];
         let before = next[0].held_bytes();
         next[0].refill(from.len() * next_row.free, usize::MAX, |to| {
-            write_extensions(from, next_row, to)
+            // Two copies, so that the fills of the other rows carry no step for it.
+            if north {
+                write_extensions::<true>(from, next_row, to)
+            } else {
+                write_extensions::<false>(from, next_row, to)
+            }
         });
         self.held += next[0].held_bytes();
         self.held -= before;
@@ -546,14 +547,14 @@ impl Half {
         let mut tied_from = 0;
         self.signatures.refill(piece.tested, most, |to| {
             let Some(rank) = rank else {
-                let to = write_signatures(north, &piece.boards, 0..=Rank::MAX, table, subset, to);
+                let to = write_signatures(north, &piece.boards, None, table, subset, to);
                 tied_from = to.kept();
                 return to;
             };
-            let above = rank + 1..=Rank::MAX;
+            let above = Some(rank + 1..=Rank::MAX);
             let to = write_signatures(north, &piece.boards, above, table, subset, to);
             tied_from = to.kept();
-            write_signatures(north, &piece.boards, rank..=rank, table, subset, to)
+            write_signatures(north, &piece.boards, Some(rank..=rank), table, subset, to)
         });
         self.tied_from = tied_from;
         self.held += self.signature_bytes();
@@ -640,9 +641,10 @@ fn pieces(north: &NorthBoards, table: &TailTable, subset: usize, most: usize) ->
 }
 
 /// Writes every board of `from` with one more queen in `next.row`, on a column of the half
-/// that the board has free and that is open and not attacked by the board. Every free
-/// column is written and only the good ones kept, so the loop has no unpredictable branch.
-fn write_extensions<'w>(
+/// that the board has free and that is open and not attacked by the board, its column
+/// noted again if the row is `NORTH` of an even board's middle. Every free column is
+/// written and only the good ones kept, so the loop has no unpredictable branch.
+fn write_extensions<'w, const NORTH: bool>(
     from: &[HalfBoard],
     next: NextRow,
     mut to: Writer<'w, HalfBoard>,
@@ -654,20 +656,22 @@ fn write_extensions<'w>(
             let bit = candidates & candidates.wrapping_neg();
             candidates ^= bit;
             let mut extended = board.with_queen(bit, next.row, next.fall);
-            extended.columns |= (bit << NORTH_COLUMNS) & next.north;
+            if NORTH {
+                extended.columns |= bit << NORTH_COLUMNS;
+            }
             to.push(extended, open & bit != 0);
         }
     }
     to
 }
 
-/// Writes the signature of every complete half-board that a north board in `boards` of a
-/// rank in `ranks` and a tail board of the rows `subset` on its free columns make, where
+/// Writes the signature of every complete half-board that a north board in `boards` (of a
+/// rank in `ranks`, where they are ranked) and a tail board of the rows `subset` on its free columns make, where
 /// their diagonals do not meet. Like [`write_extensions`], it writes every pair it tests.
 fn write_signatures<'w>(
     north: &NorthBoards,
     boards: &Range<usize>,
-    ranks: RangeInclusive<Rank>,
+    ranks: Option<RangeInclusive<Rank>>,
     table: &TailTable,
     subset: usize,
     mut to: Writer<'w, u64>,
@@ -678,11 +682,13 @@ fn write_signatures<'w>(
             break;
         }
         let group = table.group(subset, *free);
-        let run = &north.boards[run.start.max(boards.start)..run.end.min(boards.end)];
-        // Each run is sorted from the highest rank down.
-        let start = run.partition_point(|board| board.rank() > *ranks.end());
-        let end = run.partition_point(|board| board.rank() >= *ranks.start());
-        for board in &run[start..end] {
+        let mut run = &north.boards[run.start.max(boards.start)..run.end.min(boards.end)];
+        if let Some(ranks) = &ranks {
+            // Each run is sorted from the highest rank down.
+            let end = run.partition_point(|board| board.rank() >= *ranks.start());
+            run = &run[run.partition_point(|board| board.rank() > *ranks.end())..end];
+        }
+        for board in run {
             for tail in group {
                 to.push(board.signature | tail.signature, board.meets & tail.meets == 0);
             }
