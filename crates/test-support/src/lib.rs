@@ -169,11 +169,11 @@ pub fn weigh_solutions_within(allowed: &[u64], weigh: impl Fn(&[usize]) -> u128)
 /// How often the even-board join counts a solution (`columns[row]` its queens) whose row
 /// set stands for its orbit under the reflections, so that it also stands for the
 /// transposes: 2, 1 or 0 times as the columns of its north queens rank above, with or
-/// below the rows of its west queens. The rank of a set of `n / 2` lines is the lesser of
-/// the ranks of its lines below the middle and of its lines above mirrored onto them, a
-/// set of one half ranked by how far its lines lie off the half's middle on balance, then
-/// by the lesser of it and its complement as a number. Worked out from the sets
-/// themselves, not from the join's tables.
+/// below the rows of its west queens. A set of `n / 2` lines is ranked by the ranks of its
+/// lines below the middle and of its lines above mirrored onto them, the lesser compared
+/// first; a set of one half is ranked by how far its lines lie off the half's middle on
+/// balance, then by the lesser of it and its complement as a number. Worked out from the
+/// sets themselves, not from the join's tables.
 pub fn transposed_weight(columns: &[usize]) -> u128 {
     let n = columns.len();
     let half = n / 2;
@@ -187,7 +187,8 @@ pub fn transposed_weight(columns: &[usize]) -> u128 {
         let near: Vec<usize> = lines.iter().copied().filter(|&line| line < half).collect();
         let far: Vec<usize> =
             lines.iter().filter(|&&line| line >= half).map(|&line| n - 1 - line).collect();
-        rank_in_half(&near).min(rank_in_half(&far))
+        let (near, far) = (rank_in_half(&near), rank_in_half(&far));
+        (near.min(far), near.max(far))
     };
     let west_rows: Vec<usize> = (0..n).filter(|&row| columns[row] < half).collect();
     let north_columns: Vec<usize> = columns[..half].to_vec();

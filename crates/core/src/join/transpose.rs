@@ -10,18 +10,26 @@
 //! they rank the same, and not at all if below: a solution and its transpose then count
 //! two between them, and every orbit of the eight symmetries its size.
 //!
-//! The rank of a set of lines is the lesser of two: the rank of its lines below the middle,
-//! and that of its lines above the middle mirrored onto them (line `x` onto `N - 1 - x`),
-//! each ranked as a subset of one half up to its complement. The mirror swaps the two and
-//! the complement complements both, so the reflections keep the rank. For the columns of a
-//! solution's north queens, the lines below the middle are the west half-board's and those
-//! above the east's: a solution counts at all only if each half-board ranks at least its
-//! row set, so each half-board is tested alone, before any pair, and those ranking below
+//! A set of lines is ranked by two ranks of subsets of one half: of its lines below the
+//! middle, and of its lines above the middle mirrored onto them (line `x` onto
+//! `N - 1 - x`), each up to its complement within the half. The lesser of the two decides,
+//! and the greater breaks ties. The mirror swaps the two and the complement complements
+//! both, so the reflections keep the rank. For the columns of a solution's north queens,
+//! the lines below the middle are the west half-board's and those above the east's: a
+//! solution counts at all only if each half-board ranks at least the lesser of its row
+//! set's two, so each half-board is tested alone, before any pair, and those ranking below
 //! are never joined.
 
-/// The rank of each set of lines against its row set's decides how often a half-board's
-/// solutions count.
+/// The rank of a subset of one half's lines, up to complement.
 pub(super) type Rank = u16;
+
+/// The rank of a set of `N / 2` lines: the lesser of its two halves' ranks, then the
+/// greater, compared in that order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct LinesRank {
+    pub(super) least: Rank,
+    pub(super) greatest: Rank,
+}
 
 /// The ranks of an even board's sets of lines.
 #[derive(Clone, Debug)]
@@ -71,10 +79,11 @@ impl Transposes {
     }
 
     /// The rank of the set `lines` of `N / 2` lines. For the columns of a solution's north
-    /// queens, that is the lesser of [`Transposes::of_near`] of the west half-board's and
+    /// queens, its halves' ranks are [`Transposes::of_near`] of the west half-board's and
     /// [`Transposes::of_far`] of the east's.
-    pub(super) fn of_lines(&self, lines: u64) -> Rank {
-        self.of_near(lines).min(self.of_far(lines))
+    pub(super) fn of_lines(&self, lines: u64) -> LinesRank {
+        let (near, far) = (self.of_near(lines), self.of_far(lines));
+        LinesRank { least: near.min(far), greatest: near.max(far) }
     }
 }
 

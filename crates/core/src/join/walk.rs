@@ -15,7 +15,7 @@ use super::pair_count::{PairCount, PairKernel, Scratch};
 use super::refill::{Refill, Writer};
 use super::split::{Geometry, HalfBoard, Key, NORTH_COLUMNS, PerSide, Side, Split};
 use super::tail::{TailBoard, TailTable, Tails};
-use super::transpose::{Rank, Transposes};
+use super::transpose::{LinesRank, Rank, Transposes};
 
 /// What a walk is for: counting, or measuring.
 pub(super) trait Goal: Sized {
@@ -84,10 +84,10 @@ struct Half {
     levels: Vec<Refill<HalfBoard>>,
     /// The boards of the last north level, ready for the tail.
     north: NorthBoards,
-    /// The signatures of the complete half-boards of the row set at hand: those that rank
-    /// above the row set, then from `tied_from` on those that rank with it.
+    /// The signatures of the complete half-boards of the row set at hand, on an even board
+    /// in stretches by rank ([`Stretches`]).
     signatures: Refill<u64>,
-    tied_from: usize,
+    stretches: Stretches,
     /// The bytes of room its lists hold.
     held: usize,
 }
@@ -101,6 +101,17 @@ struct NorthBoards {
     /// The columns each run leaves free (relative to the half's lowest), and the run.
     runs: Vec<(usize, Range<usize>)>,
     counts: Vec<usize>,
+}
+
+/// Where a half's signatures change rank against a row set's (`least` and `greatest`, its
+/// halves' ranks): those ranking above `greatest` end at `above`, those ranking
+/// `greatest` (if above `least`) at `greatest`, those between at `between`, and the rest
+/// rank `least`. Odd boards, whose signatures are not ranked, have no rest.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stretches {
+    above: usize,
+    greatest: usize,
+    between: usize,
 }
 
 /// A run of north boards whose joins with the tail rows test `tested` tail boards.
@@ -346,7 +357,7 @@ impl Goal for Count<'_> {
                     walk.boards_built[complete][side] += built;
                 }
                 walk.note_bytes();
-                walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight, rank.is_some());
+                walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight, rank);
             }
         }
     }
@@ -361,27 +372,36 @@ impl Goal for Count<'_> {
 }
 
 impl Count<'_> {
-    /// Counts the disjoint pairs of the two halves' signatures, weighed by `weight`; where
-    /// the halves are `ranked`, a pair of two half-boards ranking above the row set counts
-    /// twice, and a pair with one ranking with it and the other not below, once.
+    /// Counts the disjoint pairs of the two halves' signatures, weighed by `weight`. On an
+    /// even board, a solution counts twice if its north queens' columns rank above the row
+    /// set's `rank`, once if with it: the pair of its half-boards' ranks is above or equal
+    /// to the row set's, the lesser compared first (transpose.rs).
     fn count_pairs(
         &mut self,
         geometry: &Geometry,
         halves: &mut PerSide<Half>,
         weight: u128,
-        ranked: bool,
+        rank: Option<LinesRank>,
     ) {
         let bits = geometry.signature_bits();
         let started = self.timed.then(Instant::now);
-        let (west_tied_from, east_tied_from) = (halves.west.tied_from, halves.east.tied_from);
+        let (w, e) = (halves.west.stretches, halves.east.stretches);
         let west = halves.west.signatures.as_mut_slice();
         let east = halves.east.signatures.as_mut_slice();
-        // The ties first: their lists are small, so they are counted without buckets,
-        // which leave both lists as they are for the count of the rest.
-        let tied =
-            [(&west[west_tied_from..], &*east), (&west[..west_tied_from], &east[east_tied_from..])]
-                .map(|(west, east)| self.count_every(west, east, bits));
-        let (west, east) = (&mut west[..west_tied_from], &mut east[..east_tied_from]);
+        // The pairs with a half-board ranking the row set's least first: their lists are
+        // small, so they are counted without buckets, which leave both lists as they are
+        // for the count of the rest.
+        let (west_least, east_least) = (&west[w.between..], &east[e.between..]);
+        let twice = [(west_least, &east[..e.above]), (&west[..w.above], east_least)];
+        let twice = twice.map(|(west, east)| self.count_every(west, east, bits));
+        let once = match rank {
+            Some(rank) if rank.greatest > rank.least => {
+                [(west_least, &east[e.above..e.greatest]), (&west[w.above..w.greatest], east_least)]
+            }
+            _ => [(west_least, east_least), (&[], &[])],
+        };
+        let once = once.map(|(west, east)| self.count_every(west, east, bits));
+        let (west, east) = (&mut west[..w.between], &mut east[..e.between]);
         let above = if west.is_empty() || east.is_empty() {
             PairCount::default()
         } else {
@@ -393,12 +413,15 @@ impl Count<'_> {
         if let Some(started) = started {
             self.tally.pair_time += started.elapsed();
         }
-        let times = if ranked { 2 } else { 1 };
-        let solutions = times * u128::from(above.disjoint)
-            + tied.iter().map(|count| u128::from(count.disjoint)).sum::<u128>();
+        let sum =
+            |counts: &[PairCount]| counts.iter().map(|c| u128::from(c.disjoint)).sum::<u128>();
+        let solutions = match rank {
+            Some(_) => 2 * u128::from(above.disjoint) + 2 * sum(&twice) + sum(&once),
+            None => u128::from(above.disjoint),
+        };
         self.tally.total += weight * solutions;
-        self.tally.pairs_tested += u128::from(above.tested)
-            + tied.iter().map(|count| u128::from(count.tested)).sum::<u128>();
+        self.tally.pairs_tested +=
+            [above].iter().chain(&twice).chain(&once).map(|c| u128::from(c.tested)).sum::<u128>();
     }
 
     /// The disjoint pairs of `west` and `east`, counted without buckets.
@@ -449,7 +472,8 @@ impl Half {
         levels[0] = Refill::of(vec![HalfBoard::default()]);
         let held = levels[0].held_bytes();
         let (north, signatures) = (NorthBoards::default(), Refill::default());
-        Half { columns, quota, levels, north, signatures, tied_from: 0, held }
+        let stretches = Stretches::default();
+        Half { columns, quota, levels, north, signatures, stretches, held }
     }
 
     /// The room the fill of the list after `level` would leave if it took `boards` boards
@@ -532,31 +556,45 @@ impl Half {
 
     /// Fills the signatures with the complete half-boards of the north boards of `piece`
     /// and the tail rows `subset`, in room for at most `most` signatures unless they need
-    /// more: on an even board, of the north boards ranking above the row set's `rank`,
-    /// then of those ranking with it.
+    /// more: on an even board, those of the north boards ranking at least the row set's
+    /// least `rank`, in [`Stretches`].
     fn fill_signatures(
         &mut self,
         table: &TailTable,
         subset: usize,
         piece: &Piece,
         most: usize,
-        rank: Option<Rank>,
+        rank: Option<LinesRank>,
     ) {
         let north = &self.north;
         let before = self.signature_bytes();
-        let mut tied_from = 0;
+        let mut stretches = Stretches::default();
         self.signatures.refill(piece.tested, most, |to| {
-            let Some(rank) = rank else {
-                let to = write_signatures(north, &piece.boards, None, table, subset, to);
-                tied_from = to.kept();
+            let boards = &piece.boards;
+            let Some(LinesRank { least, greatest }) = rank else {
+                let to = write_signatures(north, boards, None, table, subset, to);
+                let all = to.kept();
+                stretches = Stretches { above: all, greatest: all, between: all };
                 return to;
             };
-            let above = Some(rank + 1..=Rank::MAX);
-            let to = write_signatures(north, &piece.boards, above, table, subset, to);
-            tied_from = to.kept();
-            write_signatures(north, &piece.boards, Some(rank..=rank), table, subset, to)
+            let to =
+                write_signatures(north, boards, Some(greatest + 1..=Rank::MAX), table, subset, to);
+            stretches.above = to.kept();
+            let to = if greatest > least {
+                write_signatures(north, boards, Some(greatest..=greatest), table, subset, to)
+            } else {
+                to
+            };
+            stretches.greatest = to.kept();
+            let to = if greatest > least + 1 {
+                write_signatures(north, boards, Some(least + 1..=greatest - 1), table, subset, to)
+            } else {
+                to
+            };
+            stretches.between = to.kept();
+            write_signatures(north, boards, Some(least..=least), table, subset, to)
         });
-        self.tied_from = tied_from;
+        self.stretches = stretches;
         self.held += self.signature_bytes();
         self.held -= before;
     }
