@@ -7,7 +7,7 @@
 //! signatures. A walk either counts ([`Count`]) or only measures the memory a row set
 //! needs ([`Probe`]); the two are separate types so that counting carries no probe's test.
 
-use std::ops::{Range, RangeInclusive};
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use super::budget::{Budget, SIGNATURE_BYTES};
@@ -15,7 +15,7 @@ use super::pair_count::{PairCount, PairKernel, Scratch};
 use super::refill::{Refill, Writer};
 use super::split::{Geometry, HalfBoard, Key, NORTH_COLUMNS, PerSide, Side, Split};
 use super::tail::{TailBoard, TailTable, Tails};
-use super::transpose::{LinesRank, Rank, Transposes};
+use super::transpose::{LinesRank, Transposes};
 
 /// What a walk is for: counting, or measuring.
 pub(super) trait Goal: Sized {
@@ -88,6 +88,8 @@ struct Half {
     /// in stretches by rank ([`Stretches`]).
     signatures: Refill<u64>,
     stretches: Stretches,
+    /// The runs of `north` cut by rank for the row set at hand.
+    ranked_runs: Vec<RankedRun>,
     /// The bytes of room its lists hold.
     held: usize,
 }
@@ -112,6 +114,38 @@ struct Stretches {
     above: usize,
     greatest: usize,
     between: usize,
+}
+
+/// A run of north boards that leave the columns `free` free, cut by rank against a row set:
+/// `cuts[k]..cuts[k + 1]` are its boards of the `k`-th of [`Stretches`] (the last, those
+/// ranking the row set's least), found once for all four.
+#[derive(Clone, Debug)]
+struct RankedRun {
+    free: usize,
+    cuts: [usize; 5],
+}
+
+impl RankedRun {
+    fn of(north: &NorthBoards, free: usize, boards: Range<usize>, rank: LinesRank) -> RankedRun {
+        // Each run is sorted from the highest rank down, so each cut is searched for
+        // within the one after it.
+        let run = &north.boards[boards.clone()];
+        let at_least = run.partition_point(|board| board.rank() >= rank.least);
+        let above_least = run[..at_least].partition_point(|board| board.rank() > rank.least);
+        let at_greatest = run[..above_least].partition_point(|board| board.rank() >= rank.greatest);
+        let above = run[..at_greatest].partition_point(|board| board.rank() > rank.greatest);
+        let start = boards.start;
+        RankedRun {
+            free,
+            cuts: [
+                start,
+                start + above,
+                start + at_greatest,
+                start + above_least,
+                start + at_least,
+            ],
+        }
+    }
 }
 
 /// A run of north boards whose joins with the tail rows test `tested` tail boards.
@@ -473,7 +507,8 @@ impl Half {
         let held = levels[0].held_bytes();
         let (north, signatures) = (NorthBoards::default(), Refill::default());
         let stretches = Stretches::default();
-        Half { columns, quota, levels, north, signatures, stretches, held }
+        let ranked_runs = Vec::new();
+        Half { columns, quota, levels, north, signatures, stretches, ranked_runs, held }
     }
 
     /// The room the fill of the list after `level` would leave if it took `boards` boards
@@ -568,31 +603,30 @@ impl Half {
     ) {
         let north = &self.north;
         let before = self.signature_bytes();
+        let ranked_runs = &mut self.ranked_runs;
         let mut stretches = Stretches::default();
-        self.signatures.refill(piece.tested, most, |to| {
-            let boards = &piece.boards;
-            let Some(LinesRank { least, greatest }) = rank else {
-                let to = write_signatures(north, boards, None, table, subset, to);
+        self.signatures.refill(piece.tested, most, |mut to| {
+            let runs = north.runs_within(&piece.boards);
+            let Some(rank) = rank else {
+                for (free, boards) in runs {
+                    to = write_signatures(&north.boards[boards], table.group(subset, free), to);
+                }
                 let all = to.kept();
                 stretches = Stretches { above: all, greatest: all, between: all };
                 return to;
             };
-            let to =
-                write_signatures(north, boards, Some(greatest + 1..=Rank::MAX), table, subset, to);
-            stretches.above = to.kept();
-            let to = if greatest > least {
-                write_signatures(north, boards, Some(greatest..=greatest), table, subset, to)
-            } else {
-                to
-            };
-            stretches.greatest = to.kept();
-            let to = if greatest > least + 1 {
-                write_signatures(north, boards, Some(least + 1..=greatest - 1), table, subset, to)
-            } else {
-                to
-            };
-            stretches.between = to.kept();
-            write_signatures(north, boards, Some(least..=least), table, subset, to)
+            ranked_runs.clear();
+            ranked_runs.extend(runs.map(|(free, boards)| RankedRun::of(north, free, boards, rank)));
+            let mut ends = [0; 4];
+            for (stretch, end) in ends.iter_mut().enumerate() {
+                for run in ranked_runs.iter() {
+                    let boards = &north.boards[run.cuts[stretch]..run.cuts[stretch + 1]];
+                    to = write_signatures(boards, table.group(subset, run.free), to);
+                }
+                *end = to.kept();
+            }
+            stretches = Stretches { above: ends[0], greatest: ends[1], between: ends[2] };
+            to
         });
         self.stretches = stretches;
         self.held += self.signature_bytes();
@@ -601,6 +635,15 @@ impl Half {
 }
 
 impl NorthBoards {
+    /// The runs that meet `boards`, each with its free columns and its boards in `boards`.
+    fn runs_within(&self, boards: &Range<usize>) -> impl Iterator<Item = (usize, Range<usize>)> {
+        let first = self.runs.partition_point(|(_, run)| run.end <= boards.start);
+        self.runs[first..]
+            .iter()
+            .take_while(|(_, run)| run.start < boards.end)
+            .map(|(free, run)| (*free, run.start.max(boards.start)..run.end.min(boards.end)))
+    }
+
     fn fill(
         &mut self,
         geometry: &Geometry,
@@ -703,33 +746,17 @@ fn write_extensions<'w, const NORTH: bool>(
     to
 }
 
-/// Writes the signature of every complete half-board that a north board in `boards` (of a
-/// rank in `ranks`, where they are ranked) and a tail board of the rows `subset` on its free columns make, where
-/// their diagonals do not meet. Like [`write_extensions`], it writes every pair it tests.
+/// Writes the signature of every complete half-board that a north board of `boards` and a
+/// tail board of `group` (the tail boards on its free columns) make, where their diagonals
+/// do not meet. Like [`write_extensions`], it writes every pair it tests.
 fn write_signatures<'w>(
-    north: &NorthBoards,
-    boards: &Range<usize>,
-    ranks: Option<RangeInclusive<Rank>>,
-    table: &TailTable,
-    subset: usize,
+    boards: &[TailBoard],
+    group: &[TailBoard],
     mut to: Writer<'w, u64>,
 ) -> Writer<'w, u64> {
-    let first = north.runs.partition_point(|(_, run)| run.end <= boards.start);
-    for (free, run) in &north.runs[first..] {
-        if run.start >= boards.end {
-            break;
-        }
-        let group = table.group(subset, *free);
-        let mut run = &north.boards[run.start.max(boards.start)..run.end.min(boards.end)];
-        if let Some(ranks) = &ranks {
-            // Each run is sorted from the highest rank down.
-            let end = run.partition_point(|board| board.rank() >= *ranks.start());
-            run = &run[run.partition_point(|board| board.rank() > *ranks.end())..end];
-        }
-        for board in run {
-            for tail in group {
-                to.push(board.signature | tail.signature, board.meets & tail.meets == 0);
-            }
+    for board in boards {
+        for tail in group {
+            to.push(board.signature | tail.signature, board.meets & tail.meets == 0);
         }
     }
     to
