@@ -115,12 +115,14 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         // Where a sample of whole tasks is cheap, it is the better one: a row set walked
         // alone pays set-up that a task shares, which weighs on small boards (N = 19: 2.0
         // times the count from row sets, 1.02 from whole tasks). Where it is not, its few
-        // tasks are the worse one (N = 22: 0.64 of the count, row sets 0.94).
+        // tasks are the worse one: N = 22, whose whole sample would take about 28 s since
+        // even boards use all eight symmetries, said 0.65 of the count from 24 tasks and
+        // 1.16 from row sets (before, 0.64 and 0.94). N = 21's takes about 5 s.
         let tasks = list.tasks.len();
         let whole_cost = (strata(tasks) as f64 / tasks as f64).max(SAMPLE_SHARE)
             * descended.work.expected
             / threads as f64;
-        let cheap = whole_cost <= MOST_SAMPLE_TIME.as_secs_f64() / 4.0;
+        let cheap = whole_cost <= MOST_SAMPLE_TIME.as_secs_f64() / 8.0;
         if cheap && descended.depth == list.depth && args.descend.is_none() {
             let Some(whole) = Sample::take(&problem, list, options, &signals)? else {
                 return Ok(stopped(&signals));
