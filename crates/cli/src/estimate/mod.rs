@@ -6,7 +6,7 @@
 //! small share of the work it predicts. Each task of the count is then the sum of its finer
 //! tasks, timed or taken at their stratum's mean, and the count's wall time is the time its
 //! workers take to work through those tasks in the order the runner serves them. Where
-//! such a sample would cost more than half a minute, the join's estimate times row sets
+//! such a sample would cost more than 15 seconds, the join's estimate times row sets
 //! and parts of them drawn below the tasks instead ([`descent`]).
 
 use std::process::ExitCode;
