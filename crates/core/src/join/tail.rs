@@ -17,8 +17,9 @@ use super::transpose::Rank;
 /// crossing diagonals, which make up a half-board's signature.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct TailBoard {
-    /// A north board keeps its rank ([`super::transpose`]) here too, from bit [`RANK_SHIFT`] on,
-    /// above every meeting bit, so that the clash test with a tail board ignores it.
+    /// A north board keeps its rank ([`super::transpose`]) here too, from bit
+    /// [`RANK_SHIFT`] on, above every meeting bit, so that the clash test with a tail board
+    /// ignores it.
     pub(super) meets: u64,
     pub(super) signature: u64,
 }

@@ -25,7 +25,7 @@ pub(super) type Rank = u16;
 
 /// The rank of a set of `N / 2` lines: the lesser of its two halves' ranks, then the
 /// greater, compared in that order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct LinesRank {
     pub(super) least: Rank,
     pub(super) greatest: Rank,

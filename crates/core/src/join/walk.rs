@@ -248,6 +248,7 @@ impl<'a, G: Goal> Walk<'a, G> {
             return;
         }
         let row = usize::from(self.split.order[position]);
+        let north = self.geometry.transposes.is_some() && row < self.geometry.n / 2;
         for side in self.sides_at(position) {
             let level = levels[side];
             if level == self.halves[side].quota {
@@ -263,7 +264,6 @@ impl<'a, G: Goal> Walk<'a, G> {
                 if level == 0 {
                     open &= self.first_columns[side];
                 }
-                let north = self.geometry.transposes.is_some() && row < self.geometry.n / 2;
                 if !self.halves[side].place(self.geometry.n, level, piece, row, open, north) {
                     continue;
                 }
