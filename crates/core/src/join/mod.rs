@@ -39,6 +39,7 @@
 mod budget;
 mod pair_count;
 mod refill;
+mod signatures;
 mod split;
 mod tail;
 mod transpose;

@@ -8,6 +8,9 @@
 
 use std::mem::MaybeUninit;
 
+#[cfg(target_arch = "x86_64")]
+use crate::simd::{Avx2, Avx512Popcnt};
+
 /// A list refilled in place, its room kept from fill to fill.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Refill<T> {
@@ -36,6 +39,79 @@ impl<T> Writer<'_, T> {
     /// The items kept so far.
     pub(super) fn kept(&self) -> usize {
         self.kept
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Writer<'_, u64> {
+    /// Writes the lanes of `items` that `keep` marks after the kept items, in order, and
+    /// keeps them: packed into the vector's low lanes and stored together. Writing past
+    /// the room the refill promised panics.
+    #[target_feature(enable = "avx512f,popcnt")]
+    pub(super) fn push_lanes_avx512(
+        &mut self,
+        _: Avx512Popcnt,
+        items: std::arch::x86_64::__m512i,
+        keep: u8,
+    ) {
+        use std::arch::x86_64::*;
+        let count = keep.count_ones() as usize;
+        let room = &mut self.room[self.kept..self.kept + count];
+        let packed = _mm512_maskz_compress_epi64(keep, items);
+        let written = ((1u16 << count) - 1) as __mmask8;
+        // SAFETY: the store writes the `count` lanes `written` marks, which `room` holds.
+        unsafe { _mm512_mask_storeu_epi64(room.as_mut_ptr().cast(), written, packed) };
+        self.kept += count;
+    }
+
+    /// Writes the lanes of `items` whose bits are set in `keep` after the kept items, in
+    /// order, and keeps them, as [`Writer::push_lanes_avx512`] does: AVX2 has no packing
+    /// instruction, so a permutation for each of the 16 masks packs them.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) fn push_lanes_avx2(
+        &mut self,
+        _: Avx2,
+        items: std::arch::x86_64::__m256i,
+        keep: u32,
+    ) {
+        use std::arch::x86_64::*;
+        /// For each mask of four lanes, the 32-bit words that move its lanes to the lowest.
+        const PACK: [[i32; 8]; 16] = {
+            let mut pack = [[0; 8]; 16];
+            let mut keep = 0;
+            while keep < 16 {
+                let (mut lane, mut to) = (0, 0);
+                while lane < 4 {
+                    if keep & 1 << lane != 0 {
+                        pack[keep][2 * to] = 2 * lane as i32;
+                        pack[keep][2 * to + 1] = 2 * lane as i32 + 1;
+                        to += 1;
+                    }
+                    lane += 1;
+                }
+                keep += 1;
+            }
+            pack
+        };
+        let count = keep.count_ones() as usize;
+        // SAFETY: each entry of `PACK` is 32 bytes, one whole vector; the load needs no
+        // alignment.
+        let order = unsafe { _mm256_loadu_si256(PACK[keep as usize & 15].as_ptr().cast()) };
+        let packed = _mm256_permutevar8x32_epi32(items, order);
+        let kept = self.kept;
+        if self.room.len() - kept >= 4 {
+            // SAFETY: the room holds four items from `kept`; those past the `count` kept
+            // are overwritten by the next push or left out of the list.
+            unsafe { _mm256_storeu_si256(self.room[kept..kept + 4].as_mut_ptr().cast(), packed) };
+        } else {
+            let mut lanes = [0u64; 4];
+            // SAFETY: `lanes` is 32 bytes, one whole vector; the store needs no alignment.
+            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), packed) };
+            for (slot, &item) in self.room[kept..kept + count].iter_mut().zip(&lanes) {
+                *slot = MaybeUninit::new(item);
+            }
+        }
+        self.kept += count;
     }
 }
 

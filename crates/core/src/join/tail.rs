@@ -77,11 +77,15 @@ struct HalfColumns {
 /// subset and, within it, by the columns it takes. A north board that leaves the columns
 /// `c` of its half free completes, with the tail rows `s`, exactly the boards of group
 /// `(s, c)` whose diagonals miss its own.
+///
+/// The boards' two words are kept in two lists, so that a vector loads the meeting bits
+/// of several boards at once, and their signatures.
 #[derive(Debug)]
 pub(super) struct TailTable {
-    boards: Vec<TailBoard>,
-    /// Group `(s, c)`, with `c` relative to the half's lowest column, is
-    /// `boards[starts[s * masks + c]..starts[s * masks + c + 1]]`.
+    meets: Vec<u64>,
+    signatures: Vec<u64>,
+    /// Group `(s, c)`, with `c` relative to the half's lowest column, is the boards from
+    /// `starts[s * masks + c]` to `starts[s * masks + c + 1]`.
     starts: Vec<u32>,
     half: HalfColumns,
     /// The column sets of the half's width.
@@ -112,13 +116,13 @@ impl TailTable {
             starts[group + 1] += starts[group];
         }
         let mut next = starts.clone();
-        let mut boards = vec![TailBoard::default(); found.len()];
+        let (mut meets, mut signatures) = (vec![0; found.len()], vec![0; found.len()]);
         for (group, board) in found {
             let at = &mut next[group as usize];
-            boards[*at as usize] = board;
+            (meets[*at as usize], signatures[*at as usize]) = (board.meets, board.signature);
             *at += 1;
         }
-        TailTable { boards, starts, half, masks, meeting }
+        TailTable { meets, signatures, starts, half, masks, meeting }
     }
 
     /// The columns of the half that `board` leaves free, relative to its lowest.
@@ -128,14 +132,30 @@ impl TailTable {
 
     /// The tail boards of the rows `subset` on the columns `free`, which complete the
     /// north boards that leave those columns free where their diagonals do not meet.
-    pub(super) fn group(&self, subset: usize, free: usize) -> &[TailBoard] {
+    pub(super) fn group(&self, subset: usize, free: usize) -> TailGroup<'_> {
         let group = subset * self.masks + free;
-        &self.boards[self.starts[group] as usize..self.starts[group + 1] as usize]
+        let boards = self.starts[group] as usize..self.starts[group + 1] as usize;
+        TailGroup { meets: &self.meets[boards.clone()], signatures: &self.signatures[boards] }
     }
 
     #[cfg(test)]
     fn bytes(&self) -> usize {
-        self.boards.len() * size_of::<TailBoard>() + self.starts.len() * size_of::<u32>()
+        (self.meets.len() + self.signatures.len()) * size_of::<u64>()
+            + self.starts.len() * size_of::<u32>()
+    }
+}
+
+/// The tail boards of one group of a [`TailTable`]: the words of each board, at the same
+/// position in both lists.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TailGroup<'a> {
+    pub(super) meets: &'a [u64],
+    pub(super) signatures: &'a [u64],
+}
+
+impl TailGroup<'_> {
+    pub(super) fn len(&self) -> usize {
+        self.meets.len()
     }
 }
 

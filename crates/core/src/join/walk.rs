@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use super::budget::{Budget, SIGNATURE_BYTES};
 use super::pair_count::{PairCount, PairKernel, Scratch};
 use super::refill::{Refill, Writer};
+use super::signatures;
 use super::split::{Geometry, HalfBoard, Key, NORTH_COLUMNS, PerSide, Side, Split};
 use super::tail::{TailBoard, TailTable, Tails};
 use super::transpose::{LinesRank, Transposes};
@@ -127,24 +128,32 @@ struct RankedRun {
 
 impl RankedRun {
     fn of(north: &NorthBoards, free: usize, boards: Range<usize>, rank: LinesRank) -> RankedRun {
-        // Each run is sorted from the highest rank down, so each cut is searched for
-        // within the one after it.
+        // Each run is sorted from the highest rank down, so each cut is the number of its
+        // boards ranking at least some bound. The four binary searches go in step, so
+        // that their chains of loads overlap: one after the other, they took a tenth of
+        // the join's time at N = 18, whose runs hold a few dozen boards.
         let run = &north.boards[boards.clone()];
-        let at_least = run.partition_point(|board| board.rank() >= rank.least);
-        let above_least = run[..at_least].partition_point(|board| board.rank() > rank.least);
-        let at_greatest = run[..above_least].partition_point(|board| board.rank() >= rank.greatest);
-        let above = run[..at_greatest].partition_point(|board| board.rank() > rank.greatest);
-        let start = boards.start;
-        RankedRun {
-            free,
-            cuts: [
-                start,
-                start + above,
-                start + at_greatest,
-                start + above_least,
-                start + at_least,
-            ],
+        let (greatest, least) = (u32::from(rank.greatest), u32::from(rank.least));
+        let bounds = [greatest + 1, greatest, least + 1, least];
+        let at_least = |board: &TailBoard, bound: u32| u32::from(board.rank()) >= bound;
+        let mut bases = [0; 4];
+        let mut size = run.len();
+        while size > 1 {
+            let half = size / 2;
+            for (base, bound) in bases.iter_mut().zip(bounds) {
+                let middle = *base + half;
+                *base = if at_least(&run[middle], bound) { middle } else { *base };
+            }
+            size -= half;
         }
+        let mut cuts = [boards.start; 5];
+        for ((cut, base), bound) in cuts[1..].iter_mut().zip(bases).zip(bounds) {
+            *cut += base + usize::from(run.get(base).is_some_and(|board| at_least(board, bound)));
+        }
+        // Where the two ranks are one, the boards ranking it are those at the least, and
+        // the stretch of the greatest is empty.
+        cuts[2] = cuts[2].min(cuts[3]);
+        RankedRun { free, cuts }
     }
 }
 
@@ -375,6 +384,7 @@ impl Goal for Count<'_> {
         // Copied out of the walk, so that the halves can be borrowed beside it.
         let tails: &Tails = walk.tails;
         let tails = &tails.0;
+        let kernel = *walk.goal.pair_kernel;
         let pieces = Side::BOTH
             .map(|side| pieces(&walk.halves[side].north, &tails[side], subsets[side], most));
         let [east_pieces, west_pieces] = &pieces;
@@ -382,9 +392,9 @@ impl Goal for Count<'_> {
         for west_piece in west_pieces {
             for east_piece in east_pieces {
                 let west = &mut walk.halves.west;
-                west.fill_signatures(&tails.west, subsets.west, west_piece, most, rank);
+                west.fill_signatures(&tails.west, subsets.west, west_piece, most, rank, kernel);
                 let east = &mut walk.halves.east;
-                east.fill_signatures(&tails.east, subsets.east, east_piece, most, rank);
+                east.fill_signatures(&tails.east, subsets.east, east_piece, most, rank, kernel);
                 let complete = walk.split.order.len();
                 for side in Side::BOTH {
                     let built = walk.halves[side].signatures.len() as u128;
@@ -600,6 +610,7 @@ impl Half {
         piece: &Piece,
         most: usize,
         rank: Option<LinesRank>,
+        kernel: PairKernel,
     ) {
         let north = &self.north;
         let before = self.signature_bytes();
@@ -609,7 +620,12 @@ impl Half {
             let runs = north.runs_within(&piece.boards);
             let Some(rank) = rank else {
                 for (free, boards) in runs {
-                    to = write_signatures(&north.boards[boards], table.group(subset, free), to);
+                    to = signatures::write(
+                        kernel,
+                        &north.boards[boards],
+                        table.group(subset, free),
+                        to,
+                    );
                 }
                 let all = to.kept();
                 stretches = Stretches { above: all, greatest: all, between: all };
@@ -621,7 +637,7 @@ impl Half {
             for (stretch, end) in ends.iter_mut().enumerate() {
                 for run in ranked_runs.iter() {
                     let boards = &north.boards[run.cuts[stretch]..run.cuts[stretch + 1]];
-                    to = write_signatures(boards, table.group(subset, run.free), to);
+                    to = signatures::write(kernel, boards, table.group(subset, run.free), to);
                 }
                 *end = to.kept();
             }
@@ -741,22 +757,6 @@ fn write_extensions<'w, const NORTH: bool>(
                 extended.columns |= bit << NORTH_COLUMNS;
             }
             to.push(extended, open & bit != 0);
-        }
-    }
-    to
-}
-
-/// Writes the signature of every complete half-board that a north board of `boards` and a
-/// tail board of `group` (the tail boards on its free columns) make, where their diagonals
-/// do not meet. Like [`write_extensions`], it writes every pair it tests.
-fn write_signatures<'w>(
-    boards: &[TailBoard],
-    group: &[TailBoard],
-    mut to: Writer<'w, u64>,
-) -> Writer<'w, u64> {
-    for board in boards {
-        for tail in group {
-            to.push(board.signature | tail.signature, board.meets & tail.meets == 0);
         }
     }
     to

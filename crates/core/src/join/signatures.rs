@@ -1,0 +1,116 @@
+//! Writing a row set's signatures: every north board joined with the tail boards on the
+//! columns it leaves free, kept where their diagonals miss each other.
+//!
+//! Most row sets' tail groups hold a few to a few dozen boards, and each pair of a north
+//! and a tail board is one OR, one AND and a test; written one pair at a time, this took a
+//! quarter of the join's time at N = 18. The vector loops test a vector's worth of a
+//! group against one north board at once and keep the good lanes, packed, in one store,
+//! on the instruction set the pair count runs on.
+
+use super::pair_count::PairKernel;
+use super::refill::Writer;
+use super::tail::{TailBoard, TailGroup};
+#[cfg(target_arch = "x86_64")]
+use crate::simd::{Avx2, Avx512Popcnt};
+
+/// Writes the signature of every complete half-board that a north board of `boards` and a
+/// tail board of `group` (the tail boards on its free columns) make, where their diagonals
+/// do not meet, in the widest vectors `kernel` has.
+pub(super) fn write<'w>(
+    kernel: PairKernel,
+    boards: &[TailBoard],
+    group: TailGroup<'_>,
+    to: Writer<'w, u64>,
+) -> Writer<'w, u64> {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `avx512` proves that the processor has every feature `write_avx512` is
+        // compiled for.
+        PairKernel::Avx512(avx512) => unsafe { write_avx512(avx512, boards, group, to) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `avx2` proves that the processor has every feature `write_avx2` is
+        // compiled for.
+        PairKernel::Avx2(avx2) => unsafe { write_avx2(avx2, boards, group, to) },
+        _ => write_scalar(boards, group, to),
+    }
+}
+
+/// One pair at a time; like the walk's other fills, it writes every pair it tests and
+/// keeps the good ones, so that the loop has no unpredictable branch.
+fn write_scalar<'w>(
+    boards: &[TailBoard],
+    group: TailGroup<'_>,
+    mut to: Writer<'w, u64>,
+) -> Writer<'w, u64> {
+    for board in boards {
+        for (&meets, &signature) in group.meets.iter().zip(group.signatures) {
+            to.push(board.signature | signature, board.meets & meets == 0);
+        }
+    }
+    to
+}
+
+/// Eight tail boards at a time, loaded once for all of `boards`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,popcnt")]
+fn write_avx512<'w>(
+    avx512: Avx512Popcnt,
+    boards: &[TailBoard],
+    group: TailGroup<'_>,
+    mut to: Writer<'w, u64>,
+) -> Writer<'w, u64> {
+    use std::arch::x86_64::*;
+    for start in (0..group.len()).step_by(8) {
+        let lanes = (group.len() - start).min(8);
+        let valid = ((1u16 << lanes) - 1) as __mmask8;
+        // SAFETY: the lanes `valid` loads are boards `start..start + lanes` of the group;
+        // the others are neither read nor able to fault.
+        let (meets, signatures) = unsafe {
+            (
+                _mm512_maskz_loadu_epi64(valid, group.meets.as_ptr().add(start).cast()),
+                _mm512_maskz_loadu_epi64(valid, group.signatures.as_ptr().add(start).cast()),
+            )
+        };
+        for board in boards {
+            let clear =
+                _mm512_mask_testn_epi64_mask(valid, meets, _mm512_set1_epi64(board.meets as i64));
+            let complete = _mm512_or_si512(signatures, _mm512_set1_epi64(board.signature as i64));
+            to.push_lanes_avx512(avx512, complete, clear);
+        }
+    }
+    to
+}
+
+/// Four tail boards at a time, loaded once for all of `boards`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn write_avx2<'w>(
+    avx2: Avx2,
+    boards: &[TailBoard],
+    group: TailGroup<'_>,
+    mut to: Writer<'w, u64>,
+) -> Writer<'w, u64> {
+    use std::arch::x86_64::*;
+    for start in (0..group.len()).step_by(4) {
+        let lanes = (group.len() - start).min(4);
+        let valid = (1 << lanes) - 1;
+        let loaded =
+            _mm256_cmpgt_epi64(_mm256_set1_epi64x(lanes as i64), _mm256_setr_epi64x(0, 1, 2, 3));
+        // SAFETY: the lanes `loaded` marks are boards `start..start + lanes` of the group;
+        // the others are neither read nor able to fault.
+        let (meets, signatures) = unsafe {
+            (
+                _mm256_maskload_epi64(group.meets.as_ptr().add(start).cast(), loaded),
+                _mm256_maskload_epi64(group.signatures.as_ptr().add(start).cast(), loaded),
+            )
+        };
+        for board in boards {
+            let clash = _mm256_and_si256(meets, _mm256_set1_epi64x(board.meets as i64));
+            let clear = _mm256_cmpeq_epi64(clash, _mm256_setzero_si256());
+            let clear = _mm256_movemask_pd(_mm256_castsi256_pd(clear)) as u32 & valid;
+            let complete = _mm256_or_si256(signatures, _mm256_set1_epi64x(board.signature as i64));
+            to.push_lanes_avx2(avx2, complete, clear);
+        }
+    }
+    to
+}
