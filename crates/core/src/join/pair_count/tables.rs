@@ -49,7 +49,7 @@ impl TableScratch {
 /// query loop inlined into it use its instructions. A group too small to fill a vector is
 /// tested in a narrower one: wider vectors would test nothing more.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1,bmi2")]
 pub(super) fn count_avx512(
     avx512: Avx512Popcnt,
     lists: Lists<'_>,
@@ -64,7 +64,7 @@ pub(super) fn count_avx512(
 
 /// [`super::PairKernel::count_group`] compiled for AVX2, as [`count_avx512`] is for AVX-512.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt,bmi1")]
+#[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
 pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
     match lists.stored.len() {
         0..=64 => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
@@ -75,7 +75,7 @@ pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratc
 /// [`super::PairKernel::count_group`] in plain `u64`s, compiled with the popcount instruction,
 /// which the scalar backtracking kernel uses as well.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt,bmi1")]
+#[target_feature(enable = "popcnt,bmi1,bmi2")]
 pub(super) fn count_popcnt(_: Bmi, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
     by_chunks::<1, NARROW_CHUNK>((), lists, &mut scratch.narrow)
 }
