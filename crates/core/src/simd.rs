@@ -61,6 +61,49 @@ fn detect() -> Detected {
     Detected::default()
 }
 
+/// The bytes of the first-level data cache of one core, where the processor says, by the
+/// deterministic cache parameters of `cpuid` (leaf 4 on Intel, 0x8000001D on AMD).
+#[cfg(target_arch = "x86_64")]
+fn detect_l1_data_bytes() -> Option<usize> {
+    use std::arch::x86_64::{__cpuid, __cpuid_count};
+    let vendor = __cpuid(0);
+    let leaf = match [vendor.ebx, vendor.edx, vendor.ecx] {
+        // "GenuineIntel" and "AuthenticAMD", as the three registers spell them.
+        [0x756e_6547, 0x4965_6e69, 0x6c65_746e] if vendor.eax >= 4 => 4,
+        [0x6874_7541, 0x6974_6e65, 0x444d_4163] if __cpuid(0x8000_0000).eax >= 0x8000_001d => {
+            0x8000_001d
+        }
+        _ => return None,
+    };
+    (0..16)
+        .map(|index| __cpuid_count(leaf, index))
+        .take_while(|cache| cache.eax & 0x1f != 0)
+        .find_map(|cache| {
+            let (kind, level) = (cache.eax & 0x1f, (cache.eax >> 5) & 0x7);
+            let field = |word: u32, shift: u32, bits: u32| {
+                ((word >> shift) & ((1 << bits) - 1)) as usize + 1
+            };
+            let bytes = field(cache.ebx, 22, 10)
+                * field(cache.ebx, 12, 10)
+                * field(cache.ebx, 0, 12)
+                * (cache.ecx as usize + 1);
+            // Type 1 is a data cache.
+            (kind == 1 && level == 1).then_some(bytes)
+        })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect_l1_data_bytes() -> Option<usize> {
+    None
+}
+
+/// The bytes of one core's first-level data cache; 32 KiB, the least of the processors
+/// with AVX2 that we know of, where the processor does not say.
+pub(crate) fn l1_data_bytes() -> usize {
+    static BYTES: OnceLock<usize> = OnceLock::new();
+    *BYTES.get_or_init(|| detect_l1_data_bytes().unwrap_or(32 << 10))
+}
+
 /// The processor's features, asked once per process.
 fn detected() -> Detected {
     static DETECTED: OnceLock<Detected> = OnceLock::new();
@@ -155,6 +198,21 @@ impl Avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_level_data_cache_is_the_size_linux_reports() {
+        let reported = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index0/size");
+        let level = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index0/level");
+        let kind = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index0/type");
+        if let (Ok(size), Ok(level), Ok(kind)) = (reported, level, kind)
+            && level.trim() == "1"
+            && kind.trim() == "Data"
+            && let Some(kib) = size.trim().strip_suffix('K').and_then(|k| k.parse::<usize>().ok())
+        {
+            assert_eq!(l1_data_bytes(), kib << 10);
+        }
+        assert!(l1_data_bytes() >= 16 << 10);
+    }
 
     #[test]
     fn wider_tokens_imply_narrower_ones() {
