@@ -83,8 +83,8 @@ impl Writer<'_, u64> {
                 let (mut lane, mut to) = (0, 0);
                 while lane < 4 {
                     if keep & 1 << lane != 0 {
-                        pack[keep][2 * to] = 2 * lane as i32;
-                        pack[keep][2 * to + 1] = 2 * lane as i32 + 1;
+                        pack[keep][2 * to] = 2 * lane;
+                        pack[keep][2 * to + 1] = 2 * lane + 1;
                         to += 1;
                     }
                     lane += 1;

@@ -15,17 +15,27 @@ use crate::simd::{Avx2, Avx512Popcnt, Bmi, l1_data_bytes};
 pub(super) const NARROW_CHUNK: u32 = 8;
 pub(super) const WIDE_CHUNK: u32 = 6;
 
-/// The chunk of vector lanes where the tables it needs fit in the first-level cache: a
-/// chunk fewer per query (at N = 20, 5 of 7 bits for 6 of 6) took 8% off the time of
-/// the count with AVX-512 on a 48 KiB cache, where the 40 KiB of tables would crowd out
-/// the queries on a 32 KiB one.
+/// The chunk of vector lanes where the tables it needs fit in the first-level cache and
+/// enough queries share them: a chunk fewer per query (at N = 20, 5 of 7 bits for 6 of 6)
+/// took 8% off the count with AVX-512 on a 48 KiB cache, where the 40 KiB of tables would
+/// crowd out the queries on a 32 KiB one.
 const WIDEST_CHUNK: u32 = 7;
 
-/// The chunk for the tables of `W` words per entry covering `bits` bits: the widest whose
-/// tables take at most 7/8 of the first-level data cache, leaving room for the queries.
-fn vector_chunk<const W: usize>(bits: u32) -> u32 {
-    let tables = bits.div_ceil(WIDEST_CHUNK) as usize * (size_of::<Lanes<W>>() << WIDEST_CHUNK);
-    if tables <= l1_data_bytes() / 8 * 7 { WIDEST_CHUNK } else { WIDE_CHUNK }
+/// The chunk for a group's tables of `W` words per entry covering `bits` bits, met by
+/// `queries` queries: the widest whose tables take at most 7/8 of the first-level data
+/// cache, leaving room for the queries, if the lookups its fewer chunks save outweigh the
+/// entries its wider tables add (each about as costly as one lookup).
+fn vector_chunk<const W: usize>(bits: u32, queries: usize) -> u32 {
+    let chunks = |chunk: u32| bits.div_ceil(chunk).max(1) as usize;
+    let entries = |chunk: u32| chunks(chunk) << chunk;
+    let tables = entries(WIDEST_CHUNK) * size_of::<Lanes<W>>();
+    let saved = queries * (chunks(WIDE_CHUNK) - chunks(WIDEST_CHUNK));
+    let fits = tables <= l1_data_bytes() / 8 * 7;
+    if fits && saved > entries(WIDEST_CHUNK) - entries(WIDE_CHUNK) {
+        WIDEST_CHUNK
+    } else {
+        WIDE_CHUNK
+    }
 }
 
 /// The most bytes the tables of one lane width take: 11 chunks (62 bits in 6-bit chunks)
@@ -39,6 +49,13 @@ pub(super) struct Lists<'a> {
     pub(super) queries: &'a [u64],
     pub(super) runs: &'a [Range<usize>],
     pub(super) bits: u32,
+}
+
+impl Lists<'_> {
+    /// The queries the runs hold.
+    fn queries(&self) -> usize {
+        self.runs.iter().map(ExactSizeIterator::len).sum()
+    }
 }
 
 /// The tables of each lane width, reused from group to group and call to call.
@@ -68,7 +85,7 @@ pub(super) fn count_avx512(
     lists: Lists<'_>,
     scratch: &mut TableScratch,
 ) -> u64 {
-    match (lists.stored.len(), vector_chunk::<8>(lists.bits)) {
+    match (lists.stored.len(), vector_chunk::<8>(lists.bits, lists.queries())) {
         (0..=64, _) => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
         (65..=256, _) => count_avx2(avx512.avx2(), lists, scratch),
         (_, WIDEST_CHUNK) => by_chunks::<8, WIDEST_CHUNK>(avx512, lists, &mut scratch.avx512),
@@ -80,7 +97,7 @@ pub(super) fn count_avx512(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
 pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
-    match (lists.stored.len(), vector_chunk::<4>(lists.bits)) {
+    match (lists.stored.len(), vector_chunk::<4>(lists.bits, lists.queries())) {
         (0..=64, _) => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
         (_, WIDEST_CHUNK) => by_chunks::<4, WIDEST_CHUNK>(avx2, lists, &mut scratch.avx2),
         _ => by_chunks::<4, WIDE_CHUNK>(avx2, lists, &mut scratch.avx2),
