@@ -32,7 +32,8 @@
 //!
 //! The files follow these parts: [`split`] (the halves, orbits and task keys),
 //! [`transpose`] (the ranks), [`walk`] (the north rows and each row set's count), [`tail`]
-//! (the tables and their cache), [`refill`] (the lists the walk fills), [`budget`] (every
+//! (the tables and their cache), [`refill`] (the lists the walk fills), [`signatures`]
+//! (a row set's half-boards from the two parts), [`budget`] (every
 //! memory decision) and [`pair_count`] (the disjoint pairs). This file ties them into the
 //! [`Engine`].
 

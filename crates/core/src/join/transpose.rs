@@ -67,6 +67,12 @@ impl Transposes {
         Transposes { n, ranks }
     }
 
+    /// How many ranks a subset of one half's lines can have: one per pair of a subset and
+    /// its complement.
+    pub(super) fn ranks(&self) -> usize {
+        self.ranks.len() / 2
+    }
+
     /// The rank of the lines of `lines` below the middle, up to complement.
     pub(super) fn of_near(&self, lines: u64) -> Rank {
         self.ranks[(lines & (self.ranks.len() as u64 - 1)) as usize]
