@@ -143,10 +143,12 @@ impl Budget {
 /// How many rows the tables should hold. More tail rows leave less to walk, but each
 /// joins more pairs of north and tail boards, and an odd board builds the tables again
 /// for every centre placement. `count N --method join --threads 1 --kernel avx2` was
-/// fastest with 5 or 6 tail rows at N = 17, 6 at N = 19 (a shard), 8 at N = 20 (a
-/// shard), and within the noise from 6 to 9 at N = 18.
+/// fastest with 5 or 6 tail rows at N = 17 and 6 at N = 19 (a shard). On even boards,
+/// since the joins of north and tail boards are written in vectors, N/2 - 1 tail rows
+/// took 0.97 of the time of N/2 - 2 at N = 18 and 0.98 at N = 20, and the same at N = 22
+/// (docs/measurements.md).
 pub(super) fn most_tail_rows(n: usize) -> usize {
-    if n.is_multiple_of(2) { (n / 2).saturating_sub(2) } else { n / 3 }
+    if n.is_multiple_of(2) { (n / 2).saturating_sub(1) } else { n / 3 }
 }
 
 /// The tail rows, at most [`most_tail_rows`], whose tables take at most `most` bytes, with

@@ -637,7 +637,10 @@ impl Half {
                 return to;
             };
             ranked_runs.clear();
-            ranked_runs.extend(runs.map(|(free, boards)| RankedRun::of(north, free, boards, rank)));
+            // A run whose group is empty writes nothing, so it is not cut.
+            let joined = runs.filter(|&(free, _)| table.group(subset, free).len() > 0);
+            ranked_runs
+                .extend(joined.map(|(free, boards)| RankedRun::of(north, free, boards, rank)));
             let mut ends = [0; 4];
             for (stretch, end) in ends.iter_mut().enumerate() {
                 for run in ranked_runs.iter() {
