@@ -84,9 +84,17 @@ pub(crate) struct Record {
     /// Whether total and unique equal the known values; absent where none are known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub(crate) matches_known: Option<bool>,
-    /// The file of a run that was not part of the sweep, for the tables to name.
+    /// A long count that was not part of the sweep, for the tables to name.
     #[serde(skip)]
-    pub(crate) source: Option<String>,
+    pub(crate) source: Option<FrontierRun>,
+}
+
+/// A long count from results/frontier: its JSON file, and its peak resident memory where
+/// `time -v` measured the count beside it.
+#[derive(Debug)]
+pub(crate) struct FrontierRun {
+    pub(crate) file: String,
+    pub(crate) peak_kib: Option<u64>,
 }
 
 impl Bench {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::bench::{Record, Sweep};
+use crate::bench::{FrontierRun, Record, Sweep};
 use crate::estimate_check::{Checks, Outcome, TABLE_HEADER};
 use crate::measure::{self, Stats};
 use crate::plan::Plans;
@@ -33,7 +33,9 @@ pub(crate) fn run(check: bool) -> Result<(), String> {
 /// `nqueens count`) of boards, methods and thread counts it lacks, so that the tables reach
 /// the frontier. Only runs on the sweep's machine (the processor model and instruction sets
 /// the count's report names) and on the kernel the sweep ran the method on are added; of
-/// several for the same board, method and threads, the last file by name.
+/// several for the same board, method and threads, the last file by name. Where
+/// `time -v`'s report of the count lies beside it (`n22.json`, `n22-time.txt`), its user
+/// and system seconds and peak memory come with it.
 fn add_frontier_runs(sweep: &mut Sweep, dir: &Path) -> Result<(), String> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
@@ -64,6 +66,13 @@ fn add_frontier_runs(sweep: &mut Sweep, dir: &Path) -> Result<(), String> {
             continue;
         }
         let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = path.file_stem().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let report = dir.join(format!("{stem}-time.txt"));
+        let timed = match std::fs::read_to_string(&report) {
+            Ok(text) => TimeReport::parse(&text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => TimeReport::default(),
+            Err(e) => return Err(format!("cannot read {}: {e}", report.display())),
+        };
         sweep.results.retain(|r| {
             !(r.source.is_some() && r.n == n && r.method == method && r.threads == threads)
         });
@@ -75,17 +84,46 @@ fn add_frontier_runs(sweep: &mut Sweep, dir: &Path) -> Result<(), String> {
             depth: number("depth").unwrap_or_default(),
             wall_s: vec![seconds],
             wall: Stats::of(&[seconds]),
-            user_s: Vec::new(),
-            system_s: Vec::new(),
+            user_s: timed.user_s.into_iter().collect(),
+            system_s: timed.system_s.into_iter().collect(),
             total: measure::field(&output, "total")?,
             unique: measure::field(&output, "unique")?,
             nodes: None,
             nodes_per_s: None,
             matches_known: None,
-            source: Some(format!("results/frontier/{file}")),
+            source: Some(FrontierRun {
+                file: format!("results/frontier/{file}"),
+                peak_kib: timed.peak_kib,
+            }),
         });
     }
     Ok(())
+}
+
+/// `kib` KiB in whole MiB, rounded to the nearest.
+fn mib(kib: u64) -> u64 {
+    (kib + 512) / 1024
+}
+
+/// What GNU `time -v` reports of a command, of the figures the tables show.
+#[derive(Debug, Default, PartialEq)]
+struct TimeReport {
+    user_s: Option<f64>,
+    system_s: Option<f64>,
+    peak_kib: Option<u64>,
+}
+
+impl TimeReport {
+    fn parse(report: &str) -> TimeReport {
+        let value = |label: &str| {
+            report.lines().find_map(|line| line.trim().strip_prefix(label)?.trim().parse().ok())
+        };
+        TimeReport {
+            user_s: value("User time (seconds):"),
+            system_s: value("System time (seconds):"),
+            peak_kib: value("Maximum resident set size (kbytes):").map(|kib: f64| kib as u64),
+        }
+    }
 }
 
 /// Replaces the text between the markers of section `name` in `path` with `section`; with
@@ -216,10 +254,21 @@ fn summary(sweep: &Sweep, scaling: &ScalingRun) -> String {
                 if let Some(r) = record(sweep, n, method, threads) {
                     let grown = growth(sweep, n, method, threads)
                         .map_or_else(String::new, |g| format!(" (x{g:.1})"));
-                    let source = r
-                        .source
-                        .as_ref()
-                        .map_or_else(String::new, |file| format!(", one run: `{file}`"));
+                    let source = r.source.as_ref().map_or_else(String::new, |run| {
+                        let mut measured = Vec::new();
+                        if let Some(user) = r.user_s.first() {
+                            measured.push(format!("{user:.0} s user"));
+                        }
+                        if let Some(kib) = run.peak_kib {
+                            measured.push(format!("peak {} MiB", mib(kib)));
+                        }
+                        let measured = if measured.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({})", measured.join(", "))
+                        };
+                        format!(", one run{measured}: `{}`", run.file)
+                    });
                     format!("{:.3}{grown}{source}", r.wall.median)
                 } else if let Some(s) = sweep
                     .skipped
@@ -417,11 +466,14 @@ fn details(sweep: &Sweep, scaling: &ScalingRun) -> String {
             );
         }
         for r in sweep.results.iter().filter(|r| r.method == method) {
-            if let Some(file) = &r.source {
+            if let Some(run) = &r.source {
+                let peak = run
+                    .peak_kib
+                    .map_or_else(String::new, |kib| format!(", peak memory {} MiB", mib(kib)));
                 let _ = writeln!(
                     out,
-                    "\nN = {} on {} threads: one long count, not part of the sweep, from `{file}`.",
-                    r.n, r.threads
+                    "\nN = {} on {} threads: one long count, not part of the sweep, from `{}`{peak}.",
+                    r.n, r.threads, run.file
                 );
             }
         }
@@ -580,6 +632,10 @@ mod tests {
         let count = |n, kernel, seconds| on("Test CPU", n, kernel, seconds);
         std::fs::write(dir.join("n12.json"), count(12, "avx2", 99.0)).unwrap();
         std::fs::write(dir.join("n13.json"), count(13, "avx2", 60.0)).unwrap();
+        let time_report = "\tCommand being timed: \"nqueens count 13\"\n\tUser time (seconds): \
+                           119.52\n\tSystem time (seconds): 0.40\n\tMaximum resident set size \
+                           (kbytes): 51200\n";
+        std::fs::write(dir.join("n13-time.txt"), time_report).unwrap();
         std::fs::write(dir.join("n13-scalar.json"), count(13, "scalar", 300.0)).unwrap();
         std::fs::write(dir.join("n14.json"), on("Other CPU", 14, "avx2", 400.0)).unwrap();
         add_frontier_runs(&mut sweep, &dir).unwrap();
@@ -588,7 +644,8 @@ mod tests {
         assert!(summary.contains("| 12 | join 12.000 | 12.000 (x6.0) |"), "the sweep's own run");
         assert!(
             summary.contains(
-                "| 13 | join 60.000 | 60.000 (x5.0), one run: `results/frontier/n13.json` |"
+                "| 13 | join 60.000 | 60.000 (x5.0), one run (120 s user, peak 50 MiB): \
+                 `results/frontier/n13.json` |"
             ),
             "{summary}"
         );

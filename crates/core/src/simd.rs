@@ -70,7 +70,11 @@ fn detect_l1_data_bytes() -> Option<usize> {
     let leaf = match [vendor.ebx, vendor.edx, vendor.ecx] {
         // "GenuineIntel" and "AuthenticAMD", as the three registers spell them.
         [0x756e_6547, 0x4965_6e69, 0x6c65_746e] if vendor.eax >= 4 => 4,
-        [0x6874_7541, 0x6974_6e65, 0x444d_4163] if __cpuid(0x8000_0000).eax >= 0x8000_001d => {
+        // AMD's leaf is there only with the topology extensions (bit 22 of ECX, 0x80000001).
+        [0x6874_7541, 0x6974_6e65, 0x444d_4163]
+            if __cpuid(0x8000_0000).eax >= 0x8000_001d
+                && __cpuid(0x8000_0001).ecx >> 22 & 1 == 1 =>
+        {
             0x8000_001d
         }
         _ => return None,
@@ -208,8 +212,9 @@ mod tests {
             && level.trim() == "1"
             && kind.trim() == "Data"
             && let Some(kib) = size.trim().strip_suffix('K').and_then(|k| k.parse::<usize>().ok())
+            && let Some(detected) = detect_l1_data_bytes()
         {
-            assert_eq!(l1_data_bytes(), kib << 10);
+            assert_eq!(detected, kib << 10);
         }
         assert!(l1_data_bytes() >= 16 << 10);
     }

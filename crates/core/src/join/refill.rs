@@ -2,9 +2,10 @@
 //!
 //! A fill writes every candidate and keeps only the good ones, so that its loop has no
 //! unpredictable branch; the room is left uninitialised, since zeroing a bound that is
-//! many times the list it holds cost a fifth of the join's time at N = 20. The one
-//! `unsafe` step, taking the written items as the list, lives here beside the writer that
-//! makes it sound, so that no fill can claim items it did not write.
+//! many times the list it holds cost a fifth of the join's time at N = 20. The `unsafe`
+//! steps, the vector stores into the room and taking the written items as the list, live
+//! here beside the writer that makes them sound, so that no fill can claim items it did not
+//! write.
 
 use std::mem::MaybeUninit;
 
@@ -18,8 +19,8 @@ pub(super) struct Refill<T> {
 }
 
 /// What a fill writes through: room for a bounded number of candidates and the number
-/// kept so far. Only [`Writer::push`] advances that number, and only over an item it has
-/// just written, so every kept item is initialised. A fill takes it by value and hands it
+/// kept so far. Only [`Writer::push`] and the vector pushes advance that number, and only
+/// over items they have just written, so every kept item is initialised. A fill takes it by value and hands it
 /// back, so that it lives in registers: behind a reference, each store through the room
 /// might have changed the count, which the loop would then read again from memory.
 pub(super) struct Writer<'a, T> {
@@ -64,9 +65,10 @@ impl Writer<'_, u64> {
         self.kept += count;
     }
 
-    /// Writes the lanes of `items` whose bits are set in `keep` after the kept items, in
-    /// order, and keeps them, as [`Writer::push_lanes_avx512`] does: AVX2 has no packing
-    /// instruction, so a permutation for each of the 16 masks packs them.
+    /// Writes the lanes of `items` whose bits are set in the low four bits of `keep` after
+    /// the kept items, in order, and keeps them, as [`Writer::push_lanes_avx512`] does:
+    /// AVX2 has no packing instruction, so a permutation for each of the 16 masks packs
+    /// them.
     #[target_feature(enable = "avx2,popcnt")]
     pub(super) fn push_lanes_avx2(
         &mut self,
@@ -76,7 +78,7 @@ impl Writer<'_, u64> {
     ) {
         use std::arch::x86_64::*;
         /// For each mask of four lanes, the 32-bit words that move its lanes to the lowest.
-        const PACK: [[i32; 8]; 16] = {
+        static PACK: [[i32; 8]; 16] = {
             let mut pack = [[0; 8]; 16];
             let mut keep = 0;
             while keep < 16 {
@@ -93,10 +95,12 @@ impl Writer<'_, u64> {
             }
             pack
         };
+        // Four lanes: a bit above them would keep an item no lane wrote.
+        let keep = keep as usize & 0b1111;
         let count = keep.count_ones() as usize;
         // SAFETY: each entry of `PACK` is 32 bytes, one whole vector; the load needs no
         // alignment.
-        let order = unsafe { _mm256_loadu_si256(PACK[keep as usize & 15].as_ptr().cast()) };
+        let order = unsafe { _mm256_loadu_si256(PACK[keep].as_ptr().cast()) };
         let packed = _mm256_permutevar8x32_epi32(items, order);
         let kept = self.kept;
         if self.room.len() - kept >= 4 {
@@ -192,6 +196,50 @@ mod tests {
             to
         });
         assert_eq!(list.as_slice(), [] as [u64; 0]);
+    }
+
+    /// Every mask of `lanes` lanes holding 10, 11, ..., pushed after a few items into room
+    /// for just the items it keeps, so that the pushes take the path near the end of the
+    /// room.
+    #[cfg(target_arch = "x86_64")]
+    fn each_mask_keeps_its_lanes(push: impl Fn(&mut Writer<'_, u64>, u32), lanes: u32) {
+        for keep in 0..1u32 << lanes {
+            let marked = (0..u64::from(lanes)).filter(|&lane| keep >> lane & 1 == 1);
+            let marked: Vec<u64> = marked.map(|lane| 10 + lane).collect();
+            for before in [0u64, 1, 3] {
+                let mut list = Refill::<u64>::default();
+                list.refill(before as usize + marked.len(), usize::MAX, |mut to| {
+                    for item in 0..before {
+                        to.push(item, true);
+                    }
+                    push(&mut to, keep);
+                    to
+                });
+                let kept: Vec<u64> = (0..before).chain(marked.iter().copied()).collect();
+                assert_eq!(list.as_slice(), kept, "mask {keep:b} after {before} items");
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_vector_pushes_keep_exactly_the_lanes_marked() {
+        use std::arch::x86_64::*;
+        if let Some(avx2) = Avx2::new() {
+            // SAFETY: `avx2` proves that the processor has AVX2.
+            let push = |to: &mut Writer<'_, u64>, keep| unsafe {
+                to.push_lanes_avx2(avx2, _mm256_setr_epi64x(10, 11, 12, 13), keep);
+            };
+            each_mask_keeps_its_lanes(push, 4);
+        }
+        if let Some(avx512) = Avx512Popcnt::new() {
+            // SAFETY: `avx512` proves that the processor has AVX-512.
+            let push = |to: &mut Writer<'_, u64>, keep: u32| unsafe {
+                let items = _mm512_setr_epi64(10, 11, 12, 13, 14, 15, 16, 17);
+                to.push_lanes_avx512(avx512, items, keep as u8);
+            };
+            each_mask_keeps_its_lanes(push, 8);
+        }
     }
 
     #[test]

@@ -104,11 +104,13 @@ struct NorthBoards {
     /// The columns each run leaves free (relative to the half's lowest), and the run.
     runs: Vec<(usize, Range<usize>)>,
     counts: Vec<usize>,
-    /// On an even board, each board's rank, and the boards' indices from the highest rank
-    /// down, the order in which they are sorted into their runs.
+    /// On an even board, each board's rank.
     ranks: Vec<Rank>,
+    /// The boards' indices from the highest rank down, the order in which they are sorted
+    /// into their runs.
     by_rank: Vec<u32>,
-    rank_counts: Vec<u32>,
+    /// Per rank from the highest down, its boards' count, then where they go in `by_rank`.
+    rank_starts: Vec<u32>,
 }
 
 /// Where a half's signatures change rank against a row set's (`least` and `greatest`, its
@@ -705,20 +707,21 @@ impl NorthBoards {
             Side::West => transposes.of_near(board.north_columns()),
             Side::East => transposes.of_far(board.north_columns()),
         }));
-        self.rank_counts.clear();
-        self.rank_counts.resize(transposes.ranks(), 0);
+        self.rank_starts.clear();
+        self.rank_starts.resize(transposes.ranks(), 0);
         let from_highest = |rank: Rank| transposes.ranks() - 1 - usize::from(rank);
         for &rank in &self.ranks {
-            self.rank_counts[from_highest(rank)] += 1;
+            self.rank_starts[from_highest(rank)] += 1;
         }
         let mut taken = 0;
-        for count in &mut self.rank_counts {
+        for count in &mut self.rank_starts {
             (*count, taken) = (taken, taken + *count);
         }
         self.by_rank.clear();
         self.by_rank.resize(boards.len(), 0);
         for (index, &rank) in self.ranks.iter().enumerate() {
-            let at = &mut self.rank_counts[from_highest(rank)];
+            let at = &mut self.rank_starts[from_highest(rank)];
+            // A thread's budget holds far fewer than 2^32 boards.
             self.by_rank[*at as usize] = index as u32;
             *at += 1;
         }
@@ -747,7 +750,7 @@ impl NorthBoards {
             + self.runs.capacity() * size_of::<(usize, Range<usize>)>()
             + self.counts.capacity() * size_of::<usize>()
             + self.ranks.capacity() * size_of::<Rank>()
-            + (self.by_rank.capacity() + self.rank_counts.capacity()) * size_of::<u32>()
+            + (self.by_rank.capacity() + self.rank_starts.capacity()) * size_of::<u32>()
     }
 
     fn release(&mut self) {

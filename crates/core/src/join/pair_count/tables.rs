@@ -22,15 +22,16 @@ pub(super) const WIDE_CHUNK: u32 = 6;
 const WIDEST_CHUNK: u32 = 7;
 
 /// The chunk for a group's tables of `W` words per entry covering `bits` bits, met by
-/// `queries` queries: the widest whose tables take at most 7/8 of the first-level data
-/// cache, leaving room for the queries, if the lookups its fewer chunks save outweigh the
-/// entries its wider tables add (each about as costly as one lookup).
-fn vector_chunk<const W: usize>(bits: u32, queries: usize) -> u32 {
+/// `queries` queries, on a first-level data cache of `cache` bytes: the widest whose
+/// tables take at most 7/8 of it, leaving room for the queries, if the lookups its fewer
+/// chunks save outweigh the entries its wider tables add (each about as costly as one
+/// lookup).
+fn vector_chunk<const W: usize>(bits: u32, queries: usize, cache: usize) -> u32 {
     let chunks = |chunk: u32| bits.div_ceil(chunk).max(1) as usize;
     let entries = |chunk: u32| chunks(chunk) << chunk;
     let tables = entries(WIDEST_CHUNK) * size_of::<Lanes<W>>();
     let saved = queries * (chunks(WIDE_CHUNK) - chunks(WIDEST_CHUNK));
-    let fits = tables <= l1_data_bytes() / 8 * 7;
+    let fits = tables <= cache / 8 * 7;
     if fits && saved > entries(WIDEST_CHUNK) - entries(WIDE_CHUNK) {
         WIDEST_CHUNK
     } else {
@@ -85,11 +86,13 @@ pub(super) fn count_avx512(
     lists: Lists<'_>,
     scratch: &mut TableScratch,
 ) -> u64 {
-    match (lists.stored.len(), vector_chunk::<8>(lists.bits, lists.queries())) {
-        (0..=64, _) => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
-        (65..=256, _) => count_avx2(avx512.avx2(), lists, scratch),
-        (_, WIDEST_CHUNK) => by_chunks::<8, WIDEST_CHUNK>(avx512, lists, &mut scratch.avx512),
-        _ => by_chunks::<8, WIDE_CHUNK>(avx512, lists, &mut scratch.avx512),
+    match lists.stored.len() {
+        0..=64 => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
+        65..=256 => count_avx2(avx512.avx2(), lists, scratch),
+        _ => match vector_chunk::<8>(lists.bits, lists.queries(), l1_data_bytes()) {
+            WIDEST_CHUNK => by_chunks::<8, WIDEST_CHUNK>(avx512, lists, &mut scratch.avx512),
+            _ => by_chunks::<8, WIDE_CHUNK>(avx512, lists, &mut scratch.avx512),
+        },
     }
 }
 
@@ -97,10 +100,12 @@ pub(super) fn count_avx512(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
 pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
-    match (lists.stored.len(), vector_chunk::<4>(lists.bits, lists.queries())) {
-        (0..=64, _) => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
-        (_, WIDEST_CHUNK) => by_chunks::<4, WIDEST_CHUNK>(avx2, lists, &mut scratch.avx2),
-        _ => by_chunks::<4, WIDE_CHUNK>(avx2, lists, &mut scratch.avx2),
+    match lists.stored.len() {
+        0..=64 => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
+        _ => match vector_chunk::<4>(lists.bits, lists.queries(), l1_data_bytes()) {
+            WIDEST_CHUNK => by_chunks::<4, WIDEST_CHUNK>(avx2, lists, &mut scratch.avx2),
+            _ => by_chunks::<4, WIDE_CHUNK>(avx2, lists, &mut scratch.avx2),
+        },
     }
 }
 
@@ -201,5 +206,80 @@ fn transpose<const W: usize>(rows: &mut [Lanes<W>]) {
         }
         width /= 2;
         low ^= low << width;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::join::pair_count::tests::bitsets;
+
+    // Which chunk the count takes depends on the first-level cache and the queries, so
+    // each chunk of each vector width is tested here on its own, whatever the processor.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1,bmi2")]
+    fn avx512_in_chunks_of<const CHUNK: u32>(avx512: Avx512Popcnt, lists: Lists<'_>) -> u64 {
+        by_chunks::<8, CHUNK>(avx512, lists, &mut Vec::new())
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
+    fn avx2_in_chunks_of<const CHUNK: u32>(avx2: Avx2, lists: Lists<'_>) -> u64 {
+        by_chunks::<4, CHUNK>(avx2, lists, &mut Vec::new())
+    }
+
+    #[test]
+    fn vector_tables_take_wider_chunks_only_where_they_fit_and_pay() {
+        const KIB: usize = 1 << 10;
+        // N = 20's signatures less a key of 4 to 6 bits, met by a group's queries.
+        for bits in 32..=34 {
+            assert_eq!(vector_chunk::<8>(bits, 5000, 48 * KIB), WIDEST_CHUNK, "{bits} bits");
+            assert_eq!(vector_chunk::<8>(bits, 5000, 32 * KIB), WIDE_CHUNK, "{bits} bits");
+            assert_eq!(vector_chunk::<4>(bits, 5000, 32 * KIB), WIDEST_CHUNK, "{bits} bits");
+        }
+        // Too few queries to pay for the wider tables' entries.
+        assert_eq!(vector_chunk::<8>(34, 100, 48 * KIB), WIDE_CHUNK);
+        // 62 bits in 9 tables of 8 KiB fit no cache of 48 KiB.
+        assert_eq!(vector_chunk::<8>(62, 5000, 48 * KIB), WIDE_CHUNK);
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn every_vector_width_counts_in_every_chunk_it_may_take() {
+        for (stored_len, query_len, bits, per_mille) in
+            [(300, 400, 9, 300), (1100, 700, 34, 200), (600, 500, 62, 150)]
+        {
+            let stored = bitsets(stored_len, bits, per_mille, 13);
+            let queries = bitsets(query_len, bits, per_mille, 17);
+            // Two runs, so that a group meets queries on either side of a gap.
+            let runs = [0..query_len / 3, query_len / 2..query_len];
+            let in_runs: u64 = stored
+                .iter()
+                .map(|&s| {
+                    let queried = runs.iter().flat_map(|run| &queries[run.clone()]);
+                    queried.filter(|&&q| s & q == 0).count() as u64
+                })
+                .sum();
+            assert!(in_runs > 0, "the lists should have some disjoint pairs");
+            let lists = Lists { stored: &stored, queries: &queries, runs: &runs, bits };
+            let mut counted = Vec::new();
+            if let Some(avx512) = Avx512Popcnt::new() {
+                // SAFETY: `avx512` proves the features the functions are compiled for.
+                unsafe {
+                    counted.push(("avx512, 6 bits", avx512_in_chunks_of::<6>(avx512, lists)));
+                    counted.push(("avx512, 7 bits", avx512_in_chunks_of::<7>(avx512, lists)));
+                }
+            }
+            if let Some(avx2) = Avx2::new() {
+                // SAFETY: `avx2` proves the features the functions are compiled for.
+                unsafe {
+                    counted.push(("avx2, 6 bits", avx2_in_chunks_of::<6>(avx2, lists)));
+                    counted.push(("avx2, 7 bits", avx2_in_chunks_of::<7>(avx2, lists)));
+                }
+            }
+            for (kernel, count) in counted {
+                assert_eq!(count, in_runs, "{kernel}, {stored_len} x {query_len}, {bits} bits");
+            }
+        }
     }
 }
