@@ -36,23 +36,42 @@ fn detect() -> Detected {
     Detected { bmi, fast_pext, avx2, avx512, avx512_popcnt }
 }
 
+/// The makers whose processors the detection knows the `cpuid` leaves of.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Vendor {
+    Intel,
+    Amd,
+    Other,
+}
+
+#[cfg(target_arch = "x86_64")]
+fn vendor() -> Vendor {
+    use std::arch::x86_64::__cpuid;
+    let vendor = __cpuid(0);
+    let name: Vec<u8> =
+        [vendor.ebx, vendor.edx, vendor.ecx].iter().flat_map(|word| word.to_le_bytes()).collect();
+    match name.as_slice() {
+        b"GenuineIntel" => Vendor::Intel,
+        b"AuthenticAMD" => Vendor::Amd,
+        _ => Vendor::Other,
+    }
+}
+
 /// Whether `pext` is one fast instruction here. AMD's processors before Zen 3 (family
 /// 0x19) have it in microcode, tens of cycles per bit of the mask; other vendors than
 /// Intel and AMD are not assumed to be fast.
 #[cfg(target_arch = "x86_64")]
 fn pext_in_hardware() -> bool {
     use std::arch::x86_64::__cpuid;
-    let vendor = __cpuid(0);
-    let name: Vec<u8> =
-        [vendor.ebx, vendor.edx, vendor.ecx].iter().flat_map(|word| word.to_le_bytes()).collect();
     let signature = __cpuid(1).eax;
     let base_family = (signature >> 8) & 0xf;
     let family =
         if base_family == 0xf { base_family + ((signature >> 20) & 0xff) } else { base_family };
-    match name.as_slice() {
-        b"GenuineIntel" => true,
-        b"AuthenticAMD" => family >= 0x19,
-        _ => false,
+    match vendor() {
+        Vendor::Intel => true,
+        Vendor::Amd => family >= 0x19,
+        Vendor::Other => false,
     }
 }
 
@@ -66,12 +85,10 @@ fn detect() -> Detected {
 #[cfg(target_arch = "x86_64")]
 fn detect_l1_data_bytes() -> Option<usize> {
     use std::arch::x86_64::{__cpuid, __cpuid_count};
-    let vendor = __cpuid(0);
-    let leaf = match [vendor.ebx, vendor.edx, vendor.ecx] {
-        // "GenuineIntel" and "AuthenticAMD", as the three registers spell them.
-        [0x756e_6547, 0x4965_6e69, 0x6c65_746e] if vendor.eax >= 4 => 4,
+    let leaf = match vendor() {
+        Vendor::Intel if __cpuid(0).eax >= 4 => 4,
         // AMD's leaf is there only with the topology extensions (bit 22 of ECX, 0x80000001).
-        [0x6874_7541, 0x6974_6e65, 0x444d_4163]
+        Vendor::Amd
             if __cpuid(0x8000_0000).eax >= 0x8000_001d
                 && __cpuid(0x8000_0001).ecx >> 22 & 1 == 1 =>
         {

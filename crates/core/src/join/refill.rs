@@ -20,9 +20,10 @@ pub(super) struct Refill<T> {
 
 /// What a fill writes through: room for a bounded number of candidates and the number
 /// kept so far. Only [`Writer::push`] and the vector pushes advance that number, and only
-/// over items they have just written, so every kept item is initialised. A fill takes it by value and hands it
-/// back, so that it lives in registers: behind a reference, each store through the room
-/// might have changed the count, which the loop would then read again from memory.
+/// over items they have just written, so every kept item is initialised. A fill takes it
+/// by value and hands it back, so that it lives in registers: behind a reference, each
+/// store through the room might have changed the count, which the loop would then read
+/// again from memory.
 pub(super) struct Writer<'a, T> {
     room: &'a mut [MaybeUninit<T>],
     kept: usize,
