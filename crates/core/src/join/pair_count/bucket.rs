@@ -1,57 +1,82 @@
 //! The bucket sort: both lists rewritten through a permutation that moves the key's bits
-//! to the top, and sorted by key in two passes, so that each bucket is one run.
+//! to the top, the most crowded highest, and drops the bits no pair can share, and sorted
+//! by key in two passes, so that each bucket is one run and each node of the bucket tree
+//! a run of buckets.
 //!
-//! The permutation is one `pext` per part where the processor runs it in hardware, else
-//! a table lookup per byte; the sort interleaves runs of items so that writes to one
-//! bucket do not chain on each other.
+//! The permutation is one `pext` per part where the processor runs it in hardware (the
+//! key's bits then reordered by one lookup), else a table lookup per byte; the sort
+//! interleaves runs of items so that writes to one bucket do not chain on each other.
 
+use super::key::Key;
 use crate::simd::FastPext;
 
 /// The runs of items that [`Permutation::sort_by`] sorts in turns.
 const SORT_STREAMS: usize = 4;
 
-/// The permutation of the bits of a `u64` that moves a key's bits to the top and the other
-/// bits below them, each in their order: one `pext` per part where the processor runs it
-/// in hardware, else a table lookup per byte.
+/// The permutation of the bits of a `u64` that moves a key's bits to the top, the first
+/// of the key highest, and the other live bits below them in their order, dropping the
+/// rest: one `pext` per part where the processor runs it in hardware, else a table lookup
+/// per byte.
 #[derive(Default)]
 pub(super) struct Permutation {
     key: u64,
     rest: u64,
+    pub(super) key_bits: u32,
     pub(super) rest_bits: u32,
     pext: Option<FastPext>,
+    /// For `pext`: the key's bits gathered in the order of their places, to the key's
+    /// index, its first bit highest.
+    key_index: Vec<u16>,
+    /// Otherwise: per byte of the bitset, its bits moved to their places.
     tables: Vec<[u64; 256]>,
 }
 
 impl Permutation {
-    /// The permutation of the `bits` bits that moves the bits of `key` to the top, through
-    /// `pext` if given.
-    pub(super) fn build(&mut self, bits: u32, key: u64, pext: Option<FastPext>) {
-        let every = u64::MAX >> (64 - bits);
-        (self.key, self.rest, self.pext) = (key, every & !key, pext);
+    /// The permutation that moves the bits of `key` to the top, the first highest, and
+    /// keeps the other bits of `live` below them, through `pext` if given.
+    pub(super) fn build(&mut self, live: u64, key: &Key, pext: Option<FastPext>) {
+        (self.key, self.pext) = (key.mask(), pext);
+        self.rest = live & !self.key;
+        self.key_bits = self.key.count_ones();
         self.rest_bits = self.rest.count_ones();
+        let mut target = [None; 64];
+        for (place, bit) in (0..64).filter(|&bit| self.rest >> bit & 1 == 1).enumerate() {
+            target[bit] = Some(place as u32);
+        }
+        for (order, &bit) in key.bits().iter().enumerate() {
+            target[usize::from(bit)] = Some(self.rest_bits + self.key_bits - 1 - order as u32);
+        }
         if pext.is_some() {
+            // `pext` gathers the key's bits in the order of their places; bit `i` of what
+            // it gathers goes to bit `index_bit[i]` of the key's index.
+            let index_bit: Vec<u32> = (0..64)
+                .filter(|&bit| self.key >> bit & 1 == 1)
+                .filter_map(|bit| target[bit])
+                .map(|place| place - self.rest_bits)
+                .collect();
+            self.key_index.clear();
+            self.key_index.push(0);
+            for gathered in 1..1usize << self.key_bits {
+                let lowest = index_bit[gathered.trailing_zeros() as usize];
+                let index = self.key_index[gathered & (gathered - 1)] | 1 << lowest;
+                self.key_index.push(index);
+            }
             return;
         }
-        let mut target = [0u32; 64];
-        let (mut next_rest, mut next_key) = (0, self.rest_bits);
-        for (bit, target) in target.iter_mut().enumerate().take(bits as usize) {
-            let next = if key >> bit & 1 == 1 { &mut next_key } else { &mut next_rest };
-            (*target, *next) = (*next, *next + 1);
-        }
-        let bytes = bits.div_ceil(8) as usize;
+        let bytes = (64 - live.leading_zeros()).div_ceil(8) as usize;
         self.tables.resize(bytes, [0; 256]);
         for (byte, table) in self.tables.iter_mut().enumerate() {
             for value in 1..256usize {
                 let bit = byte * 8 + value.trailing_zeros() as usize;
-                let moved = if bit < bits as usize { 1u64 << target[bit] } else { 0 };
+                let moved = target[bit].map_or(0, |place| 1u64 << place);
                 table[value] = table[value & (value - 1)] | moved;
             }
         }
     }
 
-    /// Rewrites `items` through the permutation and sorts them by key, with the key bits
-    /// cleared, into `spare`, which it returns; `starts[key]..starts[key + 1]` is then the
-    /// bucket of `key`, the bits of `self.key` gathered, in order, at the bottom.
+    /// Rewrites `items` through the permutation and sorts them by key into `spare`, which
+    /// it returns; `starts[index]..starts[index + 1]` is then the bucket of the key's
+    /// `index`, the bits above `rest_bits`, the key's first bit highest.
     pub(super) fn sort<'s>(
         &self,
         items: &mut [u64],
@@ -123,10 +148,9 @@ impl Permutation {
             spare.reserve_exact(items.len() - spare.len());
             spare.resize(items.len(), 0);
         }
-        let mask = (1u64 << rest_bits) - 1;
         let mut write = |slot: usize, item: u64| {
             let position = &mut next[slot + (item >> rest_bits) as usize];
-            spare[*position] = item & mask;
+            spare[*position] = item;
             *position += 1;
         };
         for at in 0..run {
@@ -144,6 +168,7 @@ impl Permutation {
     #[cfg(test)]
     pub(super) fn table_bytes(&self) -> usize {
         self.tables.capacity() * size_of::<[u64; 256]>()
+            + self.key_index.capacity() * size_of::<u16>()
     }
 
     #[cfg(test)]
@@ -164,7 +189,8 @@ impl Permutation {
 fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> u64 {
     use std::arch::x86_64::_pext_u64;
     let Permutation { key, rest, rest_bits, .. } = *permutation;
-    _pext_u64(bitset, rest) | _pext_u64(bitset, key) << rest_bits
+    let index = permutation.key_index[_pext_u64(bitset, key) as usize];
+    _pext_u64(bitset, rest) | u64::from(index) << rest_bits
 }
 
 /// [`Permutation::sort`] compiled with BMI2, so that its permutation is two `pext`s inlined
@@ -189,47 +215,49 @@ mod tests {
     use crate::join::pair_count::tests::bitsets;
 
     #[test]
-    fn the_bucket_sort_keeps_every_item_and_groups_them_by_key() {
-        // The bits of `bits` within `mask`, packed from bit 0 up in their order.
-        let gather = |bits: u64, mask: u64| {
-            let mut packed = 0;
-            for (place, bit) in (0..64).filter(|&bit| mask >> bit & 1 == 1).enumerate() {
-                packed |= (bits >> bit & 1) << place;
-            }
-            packed
-        };
+    fn the_permutation_puts_the_first_key_bit_highest_and_drops_dead_bits() {
+        let live = ((1 << 20) - 1) & !(1 << 5);
         for pext in std::iter::once(None).chain(FastPext::new().map(Some)) {
             let mut permutation = Permutation::default();
-            permutation.build(20, 1 << 3 | 1 << 17 | 1 << 0, pext);
-            assert_eq!(permutation.apply(1 << 0), 1 << 17, "{pext:?}");
-            assert_eq!(permutation.apply(1 << 3), 1 << 18, "{pext:?}");
-            assert_eq!(permutation.apply(1 << 17), 1 << 19, "{pext:?}");
+            permutation.build(live, &Key::of(&[17, 3, 0]), pext);
+            assert_eq!((permutation.key_bits, permutation.rest_bits), (3, 16), "{pext:?}");
+            assert_eq!(permutation.apply(1 << 17), 1 << 18, "{pext:?}");
+            assert_eq!(permutation.apply(1 << 3), 1 << 17, "{pext:?}");
+            assert_eq!(permutation.apply(1 << 0), 1 << 16, "{pext:?}");
             assert_eq!(permutation.apply(1 << 1), 1 << 0, "{pext:?}");
-            assert_eq!(permutation.apply(1 << 19), 1 << 16, "{pext:?}");
+            assert_eq!(permutation.apply(1 << 5), 0, "{pext:?}");
+            assert_eq!(permutation.apply(1 << 19), 1 << 15, "{pext:?}");
+        }
+    }
+
+    #[test]
+    fn the_bucket_sort_keeps_every_item_and_groups_them_by_key() {
+        for pext in std::iter::once(None).chain(FastPext::new().map(Some)) {
+            let mut permutation = Permutation::default();
             // Lengths that fill the sort's runs, leave items past them, or fill none.
             let lengths = [1000, 1003, SORT_STREAMS - 1, 0];
-            let keys = [0b1001_0010_0100u64, 0b1111_0101_1111];
+            let keys = [Key::of(&[2, 5, 8, 11]), Key::of(&[11, 0, 1, 2, 3, 6, 8, 9])];
             for (len, key) in lengths.into_iter().flat_map(|len| keys.map(|key| (len, key))) {
                 let original = bitsets(len, 12, 300, 9);
-                let key_bits = key.count_ones();
                 let (mut starts, mut next) = (Vec::new(), Vec::new());
                 let mut items = original.clone();
                 let mut spare = vec![u64::MAX; 1200];
-                permutation.build(12, key, pext);
+                permutation.build((1 << 12) - 1, &key, pext);
                 let sorted =
                     permutation.sort(&mut items, &mut spare, &mut starts, &mut next).to_vec();
-                assert_eq!((sorted.len(), starts[1 << key_bits]), (len, len));
-                for bucket_key in 0..1u64 << key_bits {
+                let indices = 1 << key.bits().len();
+                assert_eq!((sorted.len(), starts[indices]), (len, len));
+                let rest_bits = permutation.rest_bits;
+                for index in 0..indices {
                     let mut bucket: Vec<u64> = original
                         .iter()
-                        .filter(|&&x| gather(x, key) == bucket_key)
-                        .map(|&x| gather(x, !key))
+                        .map(|&x| permutation.apply(x))
+                        .filter(|&x| x >> rest_bits == index as u64)
                         .collect();
-                    let bucket_key = bucket_key as usize;
-                    let mut sorted = sorted[starts[bucket_key]..starts[bucket_key + 1]].to_vec();
+                    let mut sorted = sorted[starts[index]..starts[index + 1]].to_vec();
                     bucket.sort_unstable();
                     sorted.sort_unstable();
-                    assert_eq!(bucket, sorted, "{pext:?}, {len} items, key {key:b}, {bucket_key}");
+                    assert_eq!(bucket, sorted, "{pext:?}, {len} items, key {key:?}, {index}");
                 }
             }
         }

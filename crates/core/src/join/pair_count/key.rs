@@ -1,58 +1,72 @@
 //! Choosing the bucket key: the signature bits that sort both lists into buckets before
-//! the pair count, so that only buckets whose keys share no bit meet.
-//!
-//! The choice is a cost model of its own (tables built, queries skipped, buckets looked
-//! at), tuned apart from the loops that count, so it is a file of its own.
+//! the pair count, the most crowded first, so that the bucket tree ([`super::tree`]) can
+//! split on them in that order.
 
-use super::tables::WIDE_CHUNK;
+/// The most bits of the signatures that sort both lists into buckets: 2^10 buckets per
+/// list, whose write positions in the sort's four runs stay in the first-level cache.
+pub(super) const MOST_KEY_BITS: usize = 10;
 
-/// The most bits of the signatures that sort both lists into buckets. The buckets that can
-/// hold disjoint pairs are the pairs of keys with no bit in common, 3^k of the 4^k.
-const MOST_KEY_BITS: u32 = 10;
-
-/// What building a group's tables costs, in queries tested against the group: a key bit
-/// that splits groups pays only if the queries it skips outweigh the tables it adds.
-const TABLES_IN_QUERIES: f64 = 48.0;
-
-/// What sorting one bitset into its bucket costs, in queries tested against a group.
-const SORT_IN_QUERIES: f64 = 1.0;
-
-/// What looking at one pair of buckets costs, in queries tested against a group: with `k`
-/// key bits, each of the 2^k stored buckets looks at the 2^(k - ones) query buckets its key
-/// leaves free, 3^k in all.
-const BUCKET_PAIR_IN_QUERIES: f64 = 0.25;
-
-/// The bitsets of each list whose bits choose the key.
+/// The bitsets of each list whose bits order the key.
 const CROWDING_SAMPLE: usize = 256;
 
 /// The fewest queries times groups of stored lanes for which a key is worth choosing.
 const FEWEST_GROUP_QUERIES: usize = 1 << 14;
 
-/// The bits that sort both lists into buckets, the most crowded first: the bits that
-/// the most pairs of a stored and a query bitset both hold, judged from an even sample
-/// of each list (counting every bitset's bits would cost more than the better choice
-/// saves), as many as pay for themselves. Each bit halves the buckets and skips the
-/// pairs that both hold it, a share the sample tells; once buckets are smaller than a
-/// group of lanes, each bit also doubles the groups whose tables are built.
-pub(super) fn choose(lanes: usize, stored: &[u64], queries: &[u64], bits: u32) -> u64 {
+/// The bitsets per bucket, on average, below which a list gets no more key bits: the
+/// tree splits uneven buckets deeper than even ones, and buckets this small on average
+/// leave it room for that without sorting into buckets it never splits.
+const ITEMS_PER_BUCKET: usize = 64;
+
+/// The bits of a key, the most crowded first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Key {
+    bits: [u8; MOST_KEY_BITS],
+    len: usize,
+}
+
+impl Key {
+    /// The key's bits, the most crowded first.
+    pub(super) fn bits(&self) -> &[u8] {
+        &self.bits[..self.len]
+    }
+
+    /// The key's bits as a mask.
+    pub(super) fn mask(&self) -> u64 {
+        self.bits().iter().fold(0, |mask, &bit| mask | 1 << bit)
+    }
+
+    #[cfg(test)]
+    pub(super) fn of(bits: &[u8]) -> Key {
+        let mut key = Key { len: bits.len(), ..Key::default() };
+        key.bits[..bits.len()].copy_from_slice(bits);
+        key
+    }
+}
+
+/// The bits among `live` that sort both lists into buckets, the most crowded first: the
+/// bits that the most pairs of a stored and a query bitset both hold, judged from an even
+/// sample of each list (counting every bitset's bits would cost more than the better
+/// order saves). A bit that no pair of the sample both holds is left out, and a list
+/// gets about one bit per doubling of its length.
+pub(super) fn choose(lanes: usize, stored: &[u64], queries: &[u64], live: u64) -> Key {
     // One group's worth split into buckets is as many groups as buckets, each tested
     // against the queries of the buckets it meets: what the key skips, the extra
     // groups spend again.
     if stored.len() <= lanes {
-        return 0;
+        return Key::default();
     }
     // Choosing looks at up to twice CROWDING_SAMPLE bitsets, bit by bit: lists with few
     // groups' worth of queries (the many small row sets of odd boards) cannot win it back.
     let groups = stored.len().div_ceil(lanes);
     if groups * queries.len() < FEWEST_GROUP_QUERIES {
-        return 0;
+        return Key::default();
     }
     let share_holding = |list: &[u64]| {
         let mut held = [0u32; 64];
         let mut sampled = 0u32;
         for &bitset in list.iter().step_by((list.len() / CROWDING_SAMPLE).max(1)) {
             sampled += 1;
-            let mut rest = bitset;
+            let mut rest = bitset & live;
             while rest != 0 {
                 held[rest.trailing_zeros() as usize] += 1;
                 rest &= rest - 1;
@@ -61,27 +75,34 @@ pub(super) fn choose(lanes: usize, stored: &[u64], queries: &[u64], bits: u32) -
         held.map(|held| f64::from(held) / f64::from(sampled.max(1)))
     };
     let (stored_share, query_share) = (share_holding(stored), share_holding(queries));
-    let clashing = |bit: u32| stored_share[bit as usize] * query_share[bit as usize];
-    let mut order: Vec<u32> = (0..bits).collect();
+    let clashing = |bit: u8| stored_share[usize::from(bit)] * query_share[usize::from(bit)];
+    let mut order: Vec<u8> = (0..64).filter(|&bit| clashing(bit) > 0.0).collect();
     order.sort_by(|&a, &b| clashing(b).total_cmp(&clashing(a)));
-    let whole = groups as f64;
-    let sorted = (stored.len() + queries.len()) as f64 * SORT_IN_QUERIES;
-    let cost = |key_bits: u32, compatible: f64| {
-        let groups = whole.max(f64::from(1u32 << key_bits));
-        let bucket_pairs = f64::from(3u32.pow(key_bits)) * BUCKET_PAIR_IN_QUERIES;
-        groups * (TABLES_IN_QUERIES + compatible * queries.len() as f64)
-            + bucket_pairs
-            + if key_bits > 0 { sorted } else { 0.0 }
-    };
-    let (mut best, mut best_cost) = (0, cost(0, 1.0));
-    let mut compatible = 1.0;
-    let most = MOST_KEY_BITS.min(bits.saturating_sub(WIDE_CHUNK));
-    for (key_bits, &bit) in (1..=most).zip(&order) {
-        compatible *= 1.0 - clashing(bit);
-        let cost = cost(key_bits, compatible);
-        if cost < best_cost {
-            (best, best_cost) = (key_bits as usize, cost);
-        }
+    let len = (stored.len() / ITEMS_PER_BUCKET).max(1).ilog2() as usize;
+    let len = len.min(MOST_KEY_BITS).min(order.len());
+    let mut key = Key { len, ..Key::default() };
+    key.bits[..len].copy_from_slice(&order[..len]);
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::join::pair_count::tests::bitsets;
+
+    #[test]
+    fn the_key_takes_live_bits_the_most_crowded_first_and_more_of_them_for_longer_lists() {
+        // The lower bits are the more crowded (`bitsets`); bit 1 is left out as dead.
+        let live = !(1u64 << 1) & ((1 << 30) - 1);
+        let stored = bitsets(5000, 30, 150, 3);
+        let queries = bitsets(3000, 30, 150, 5);
+        let key = choose(512, &stored, &queries, live);
+        assert_eq!(key.bits().len(), 6, "5000 bitsets in buckets of about 64: {key:?}");
+        assert!(key.bits().iter().all(|&bit| live >> bit & 1 == 1), "{key:?}");
+        assert!(key.bits().iter().all(|&bit| bit < 12), "the crowded bits: {key:?}");
+        let longer = bitsets(80_000, 30, 150, 3);
+        assert_eq!(choose(512, &longer, &queries, live).bits().len(), MOST_KEY_BITS);
+        assert_eq!(choose(512, &stored[..512], &queries, live), Key::default(), "one group");
+        assert_eq!(choose(512, &stored, &queries[..2], live), Key::default(), "few queries");
     }
-    order[..best].iter().fold(0, |key, &bit| key | 1 << bit)
 }

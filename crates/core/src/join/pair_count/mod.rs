@@ -9,19 +9,22 @@
 
 //!
 //! The work is cut by concern: [`key`] chooses the signature bits that sort both lists
-//! into buckets, [`bucket`] sorts them, [`tables`] builds a group's tables and [`query`]
-//! runs the loop that tests the queries against them.
+//! into buckets, [`bucket`] sorts them, [`tree`] chooses which runs of buckets meet,
+//! [`tables`] builds a group's tables and [`query`] runs the loop that tests the queries
+//! against them.
 
 mod bucket;
 mod key;
 mod query;
 mod tables;
+mod tree;
 
 use std::ops::Range;
 
 use self::bucket::Permutation;
 pub(super) use self::tables::MOST_TABLE_BYTES;
 use self::tables::{Lists, NARROW_CHUNK, TableScratch};
+use self::tree::{Node, Tree};
 use crate::kernel::Kernel;
 use crate::simd::{Avx2, Avx512Popcnt, Bmi, FastPext};
 
@@ -33,6 +36,7 @@ pub(super) struct Scratch {
     stored_starts: Vec<usize>,
     query_starts: Vec<usize>,
     next: Vec<usize>,
+    leaves: Vec<Node>,
     compatible: Vec<Range<usize>>,
     /// Both lists sorted into their buckets: at most as many bitsets as the two lists.
     sorted_stored: Vec<u64>,
@@ -61,6 +65,7 @@ impl Scratch {
             + (self.stored_starts.capacity() + self.query_starts.capacity() + self.next.capacity())
                 * size_of::<usize>()
             + self.compatible.capacity() * size_of::<Range<usize>>()
+            + self.leaves.capacity() * size_of::<Node>()
     }
 }
 
@@ -117,18 +122,22 @@ impl PairKernel {
         }
     }
 
-    /// The bits that sort both lists into buckets ([`key::choose`]).
-    fn key(self, stored: &[u64], queries: &[u64], bits: u32) -> u64 {
-        key::choose(self.lanes(), stored, queries, bits)
+    /// The bits of the query one table covers at this width, most often.
+    fn chunk_bits(self) -> u32 {
+        match self {
+            PairKernel::Avx512(_) | PairKernel::Avx2(_) => tables::WIDEST_CHUNK,
+            PairKernel::Scalar => NARROW_CHUNK,
+        }
     }
 
     /// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for
     /// bitsets below bit `bits`. Both lists are rewritten in the count.
     ///
-    /// Large lists are first sorted into buckets by the `k` bits that the most pairs hold
-    /// on both sides, and only the buckets whose keys have no bit in common meet: with
-    /// the bits the signatures crowd most, that skips most pairs (at N = 12 and 14, ten
-    /// bits leave 3 to 4 pairs in a hundred to test).
+    /// Only the bits that both lists hold can clash, so the others are dropped. Large
+    /// lists are then sorted into buckets by the bits that the most pairs hold on both
+    /// sides ([`key`]), and the buckets of a [`tree`] of their prefixes meet only where
+    /// they have no bit in common: with the bits the signatures crowd most, that skips
+    /// most pairs (at N = 12 and 14, ten bits leave 3 to 4 pairs in a hundred to test).
     pub(super) fn count(
         self,
         stored: &mut [u64],
@@ -136,53 +145,45 @@ impl PairKernel {
         bits: u32,
         scratch: &mut Scratch,
     ) -> PairCount {
-        let key = self.key(stored, queries, bits);
-        if key == 0 {
+        let held = |list: &[u64]| list.iter().fold(0, |held, &bitset| held | bitset);
+        let live = held(stored) & held(queries) & (u64::MAX >> (64 - bits));
+        let key = key::choose(self.lanes(), stored, queries, live);
+        if key.bits().is_empty() {
             return self.count_every(stored, queries, bits, scratch);
         }
-        scratch.permutation.build(bits, key, FastPext::new());
-        let rest = scratch.permutation.rest_bits;
+        scratch.permutation.build(live, &key, FastPext::new());
         // Out of `scratch` for the loop, since counting a group borrows the rest of it.
         let mut sorted_stored = std::mem::take(&mut scratch.sorted_stored);
         let mut sorted_queries = std::mem::take(&mut scratch.sorted_queries);
+        let mut stored_starts = std::mem::take(&mut scratch.stored_starts);
+        let mut query_starts = std::mem::take(&mut scratch.query_starts);
+        let mut leaves = std::mem::take(&mut scratch.leaves);
+        let mut runs = std::mem::take(&mut scratch.compatible);
         let by_key = &scratch.permutation;
-        let stored =
-            by_key.sort(stored, &mut sorted_stored, &mut scratch.stored_starts, &mut scratch.next);
+        let stored = by_key.sort(stored, &mut sorted_stored, &mut stored_starts, &mut scratch.next);
         let queries =
-            by_key.sort(queries, &mut sorted_queries, &mut scratch.query_starts, &mut scratch.next);
+            by_key.sort(queries, &mut sorted_queries, &mut query_starts, &mut scratch.next);
+        let tree = Tree {
+            stored_starts: &stored_starts,
+            query_starts: &query_starts,
+            key_bits: by_key.key_bits,
+            rest_bits: by_key.rest_bits,
+            lanes: self.lanes(),
+            chunk_bits: self.chunk_bits(),
+        };
+        tree.leaves(&mut leaves, &mut runs);
         let mut count = PairCount::default();
-        let keys = 1usize << key.count_ones();
-        let mut compatible = std::mem::take(&mut scratch.compatible);
-        for stored_key in 0..keys {
-            let group = scratch.stored_starts[stored_key]..scratch.stored_starts[stored_key + 1];
-            if group.is_empty() {
-                continue;
-            }
-            compatible.clear();
-            let free = !stored_key & (keys - 1);
-            // Every key within `free`, from the largest down, so that neighbouring buckets
-            // merge into one run of queries.
-            let mut query_key = free;
-            loop {
-                let bucket = scratch.query_starts[query_key]..scratch.query_starts[query_key + 1];
-                match compatible.last_mut() {
-                    Some(run) if run.start == bucket.end => run.start = bucket.start,
-                    _ if !bucket.is_empty() => compatible.push(bucket),
-                    _ => {}
-                }
-                if query_key == 0 {
-                    break;
-                }
-                query_key = (query_key - 1) & free;
-            }
-            let queried: usize = compatible.iter().map(ExactSizeIterator::len).sum();
-            if queried > 0 {
-                let group = &stored[group];
-                count.disjoint += self.count_group(group, queries, &compatible, rest, scratch);
-                count.tested += (group.len() * queried) as u64;
-            }
+        for &leaf in &leaves {
+            tree.queries(leaf, &mut runs);
+            let queried: usize = runs.iter().map(ExactSizeIterator::len).sum();
+            let group = &stored[tree.stored(leaf)];
+            count.disjoint += self.count_group(group, queries, &runs, tree.bits(leaf), scratch);
+            count.tested += (group.len() * queried) as u64;
         }
-        scratch.compatible = compatible;
+        scratch.compatible = runs;
+        scratch.leaves = leaves;
+        scratch.stored_starts = stored_starts;
+        scratch.query_starts = query_starts;
         scratch.sorted_stored = sorted_stored;
         scratch.sorted_queries = sorted_queries;
         count
@@ -283,6 +284,30 @@ mod tests {
                 assert!(count.tested <= (stored_len * query_len) as u64);
             }
         }
+    }
+
+    #[test]
+    fn bits_that_only_one_list_holds_are_dropped_without_losing_pairs() {
+        // Bits 20 to 29 only in the stored list and 30 to 37 only in the queries: they
+        // can never clash, and with them dropped the rest take fewer chunks.
+        let stored: Vec<u64> = bitsets(3000, 30, 200, 7);
+        let queries: Vec<u64> = bitsets(4000, 38, 200, 11)
+            .into_iter()
+            .map(|q| q & !(((1 << 10) - 1) << 20))
+            .collect();
+        let expected = stored
+            .iter()
+            .map(|&s| queries.iter().filter(|&&q| s & q == 0).count() as u64)
+            .sum::<u64>();
+        for kernel in kernels() {
+            let (mut s, mut q) = (stored.clone(), queries.clone());
+            let count = kernel.count(&mut s, &mut q, 38, &mut Scratch::default());
+            assert_eq!(count.disjoint, expected, "{kernel:?}");
+        }
+        // No bit held by both: every pair is disjoint.
+        let (mut low, mut high) = (vec![0b0101u64; 2000], vec![0b1010u64; 3000]);
+        let count = PairKernel::Scalar.count(&mut low, &mut high, 4, &mut Scratch::default());
+        assert_eq!(count.disjoint, 2000 * 3000);
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub(super) const WIDE_CHUNK: u32 = 6;
 /// enough queries share them: a chunk fewer per query (at N = 20, 5 of 7 bits for 6 of 6)
 /// took 8% off the count with AVX-512 on a 48 KiB cache, where the 40 KiB of tables would
 /// crowd out the queries on a 32 KiB one.
-const WIDEST_CHUNK: u32 = 7;
+pub(super) const WIDEST_CHUNK: u32 = 7;
 
 /// The chunk for a group's tables of `W` words per entry covering `bits` bits, met by
 /// `queries` queries, on a first-level data cache of `cache` bytes: the widest whose
