@@ -233,7 +233,7 @@ impl PairKernel {
             _ if let Some(bmi) = Bmi::new() => unsafe {
                 tables::count_popcnt(bmi, lists, &mut scratch.tables)
             },
-            _ => tables::by_chunks::<1, NARROW_CHUNK>((), lists, &mut scratch.tables.narrow),
+            _ => tables::by_chunks::<1, NARROW_CHUNK, _>((), lists, &mut scratch.tables.narrow),
         }
     }
 }
@@ -291,10 +291,8 @@ mod tests {
         // Bits 20 to 29 only in the stored list and 30 to 37 only in the queries: they
         // can never clash, and with them dropped the rest take fewer chunks.
         let stored: Vec<u64> = bitsets(3000, 30, 200, 7);
-        let queries: Vec<u64> = bitsets(4000, 38, 200, 11)
-            .into_iter()
-            .map(|q| q & !(((1 << 10) - 1) << 20))
-            .collect();
+        let queries: Vec<u64> =
+            bitsets(4000, 38, 200, 11).into_iter().map(|q| q & !(((1 << 10) - 1) << 20)).collect();
         let expected = stored
             .iter()
             .map(|&s| queries.iter().filter(|&&q| s & q == 0).count() as u64)

@@ -23,24 +23,20 @@ pub(super) struct Lanes<const W: usize>(pub(super) [u64; W]);
 #[repr(C, align(64))]
 pub(super) struct Table<const W: usize>(pub(super) [Lanes<W>; ENTRIES]);
 
-/// The query loop for one lane width: for every query, the AND of one table entry per
-/// chunk, and the popcount of the lanes left. Written with explicit vector instructions,
-/// since the compiler would vectorise across queries with slow gathers instead.
-pub(super) trait Query: Sized {
-    /// The proof that the processor has the loop's instructions.
-    type Token: Copy;
-
+/// The query loop for one lane width, in the instructions whose proof `Token` is: for
+/// every query, the AND of one table entry per chunk, and the popcount of the lanes left.
+/// Written with explicit vector instructions, since the compiler would vectorise across
+/// queries with slow gathers instead.
+pub(super) trait Query<Token: Copy>: Sized {
     fn count_free<const CHUNK: u32, const CHUNKS: usize>(
-        token: Self::Token,
+        token: Token,
         tables: &[Self; CHUNKS],
         queries: &[u64],
     ) -> u64;
 }
 
-impl Query for Table<1> {
-    /// Plain `u64` arithmetic, which every processor has.
-    type Token = ();
-
+/// Plain `u64` arithmetic, which every processor has.
+impl Query<()> for Table<1> {
     fn count_free<const CHUNK: u32, const CHUNKS: usize>(
         (): (),
         tables: &[Self; CHUNKS],
@@ -60,9 +56,7 @@ impl Query for Table<1> {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Query for Table<8> {
-    type Token = Avx512Popcnt;
-
+impl Query<Avx512Popcnt> for Table<8> {
     #[inline(always)]
     fn count_free<const CHUNK: u32, const CHUNKS: usize>(
         avx512: Avx512Popcnt,
@@ -76,9 +70,7 @@ impl Query for Table<8> {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Query for Table<4> {
-    type Token = Avx2;
-
+impl Query<Avx2> for Table<4> {
     #[inline(always)]
     fn count_free<const CHUNK: u32, const CHUNKS: usize>(
         avx2: Avx2,
@@ -88,6 +80,21 @@ impl Query for Table<4> {
         // SAFETY: `avx2` proves that the processor has every feature `count_free_avx2` is
         // compiled for.
         unsafe { count_free_avx2::<CHUNK, CHUNKS>(avx2, tables, queries) }
+    }
+}
+
+/// 256 lanes on a processor with AVX-512, whose vector popcount also works on 256 bits.
+#[cfg(target_arch = "x86_64")]
+impl Query<Avx512Popcnt> for Table<4> {
+    #[inline(always)]
+    fn count_free<const CHUNK: u32, const CHUNKS: usize>(
+        avx512: Avx512Popcnt,
+        tables: &[Self; CHUNKS],
+        queries: &[u64],
+    ) -> u64 {
+        // SAFETY: `avx512` proves that the processor has every feature
+        // `count_free_avx512_256` is compiled for.
+        unsafe { count_free_avx512_256::<CHUNK, CHUNKS>(avx512, tables, queries) }
     }
 }
 
@@ -115,6 +122,34 @@ fn count_free_avx512<const CHUNK: u32, const CHUNKS: usize>(
         found = _mm512_add_epi64(found, _mm512_popcnt_epi64(free));
     }
     _mm512_reduce_add_epi64(found) as u64
+}
+
+/// The query loop of 256 lanes with AVX-512's vector popcount: AVX2's count by nibbles
+/// took a third more instructions per query.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512vpopcntdq")]
+fn count_free_avx512_256<const CHUNK: u32, const CHUNKS: usize>(
+    _: Avx512Popcnt,
+    tables: &[Table<4>; CHUNKS],
+    queries: &[u64],
+) -> u64 {
+    use std::arch::x86_64::*;
+    let mask = (1u64 << CHUNK) - 1;
+    // SAFETY: `Lanes<4>` is 32 bytes, one whole vector; the load needs no alignment.
+    let load = |lanes: &Lanes<4>| unsafe { _mm256_loadu_si256((&raw const lanes.0).cast()) };
+    let mut found = _mm256_setzero_si256();
+    for &query in queries {
+        let mut free = load(&tables[0].0[(query & mask) as usize]);
+        for (chunk, table) in tables.iter().enumerate().skip(1) {
+            let entry = load(&table.0[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
+            free = _mm256_and_si256(free, entry);
+        }
+        found = _mm256_add_epi64(found, _mm256_popcnt_epi64(free));
+    }
+    let mut words = [0u64; 4];
+    // SAFETY: `words` is 32 bytes, one whole vector; the store needs no alignment.
+    unsafe { _mm256_storeu_si256((&raw mut words).cast(), found) };
+    words.iter().sum()
 }
 
 /// The query loop of 256 lanes, a function of its own as [`count_free_avx512`] is.

@@ -87,11 +87,14 @@ pub(super) fn count_avx512(
     scratch: &mut TableScratch,
 ) -> u64 {
     match lists.stored.len() {
-        0..=64 => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
-        65..=256 => count_avx2(avx512.avx2(), lists, scratch),
+        0..=64 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
+        65..=256 => match vector_chunk::<4>(lists.bits, lists.queries(), l1_data_bytes()) {
+            WIDEST_CHUNK => by_chunks::<4, WIDEST_CHUNK, _>(avx512, lists, &mut scratch.avx2),
+            _ => by_chunks::<4, WIDE_CHUNK, _>(avx512, lists, &mut scratch.avx2),
+        },
         _ => match vector_chunk::<8>(lists.bits, lists.queries(), l1_data_bytes()) {
-            WIDEST_CHUNK => by_chunks::<8, WIDEST_CHUNK>(avx512, lists, &mut scratch.avx512),
-            _ => by_chunks::<8, WIDE_CHUNK>(avx512, lists, &mut scratch.avx512),
+            WIDEST_CHUNK => by_chunks::<8, WIDEST_CHUNK, _>(avx512, lists, &mut scratch.avx512),
+            _ => by_chunks::<8, WIDE_CHUNK, _>(avx512, lists, &mut scratch.avx512),
         },
     }
 }
@@ -101,10 +104,10 @@ pub(super) fn count_avx512(
 #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
 pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
     match lists.stored.len() {
-        0..=64 => by_chunks::<1, WIDE_CHUNK>((), lists, &mut scratch.narrow),
+        0..=64 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
         _ => match vector_chunk::<4>(lists.bits, lists.queries(), l1_data_bytes()) {
-            WIDEST_CHUNK => by_chunks::<4, WIDEST_CHUNK>(avx2, lists, &mut scratch.avx2),
-            _ => by_chunks::<4, WIDE_CHUNK>(avx2, lists, &mut scratch.avx2),
+            WIDEST_CHUNK => by_chunks::<4, WIDEST_CHUNK, _>(avx2, lists, &mut scratch.avx2),
+            _ => by_chunks::<4, WIDE_CHUNK, _>(avx2, lists, &mut scratch.avx2),
         },
     }
 }
@@ -114,23 +117,23 @@ pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratc
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1,bmi2")]
 pub(super) fn count_popcnt(_: Bmi, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
-    by_chunks::<1, NARROW_CHUNK>((), lists, &mut scratch.narrow)
+    by_chunks::<1, NARROW_CHUNK, _>((), lists, &mut scratch.narrow)
 }
 
 /// Picks the copy of the loop with the right number of chunks unrolled.
 #[inline(always)]
-pub(super) fn by_chunks<const W: usize, const CHUNK: u32>(
-    token: <Table<W> as Query>::Token,
+pub(super) fn by_chunks<const W: usize, const CHUNK: u32, Token: Copy>(
+    token: Token,
     lists: Lists<'_>,
     tables: &mut Vec<Table<W>>,
 ) -> u64
 where
-    Table<W>: Query,
+    Table<W>: Query<Token>,
 {
     macro_rules! unrolled {
         ($($chunks:literal)*) => {
             match lists.bits.div_ceil(CHUNK).max(1) {
-                $($chunks => in_groups::<W, CHUNK, $chunks>(token, lists, tables),)*
+                $($chunks => in_groups::<W, CHUNK, $chunks, Token>(token, lists, tables),)*
                 _ => unreachable!("signatures have at most 62 bits"),
             }
         };
@@ -142,13 +145,13 @@ where
 /// has the instructions of the lane width's query loop, so that this function is safe for
 /// every width.
 #[inline(always)]
-fn in_groups<const W: usize, const CHUNK: u32, const CHUNKS: usize>(
-    token: <Table<W> as Query>::Token,
+fn in_groups<const W: usize, const CHUNK: u32, const CHUNKS: usize, Token: Copy>(
+    token: Token,
     lists: Lists<'_>,
     tables: &mut Vec<Table<W>>,
 ) -> u64
 where
-    Table<W>: Query,
+    Table<W>: Query<Token>,
 {
     let entries = 1usize << CHUNK;
     if tables.len() < CHUNKS {
@@ -179,7 +182,8 @@ where
         let tables: &[_; CHUNKS] = tables[..CHUNKS].try_into().expect("CHUNKS tables");
         for run in lists.runs {
             let queries = &lists.queries[run.clone()];
-            found += Table::<W>::count_free::<CHUNK, CHUNKS>(token, tables, queries);
+            found +=
+                <Table<W> as Query<Token>>::count_free::<CHUNK, CHUNKS>(token, tables, queries);
         }
     }
     found
@@ -219,13 +223,19 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1,bmi2")]
     fn avx512_in_chunks_of<const CHUNK: u32>(avx512: Avx512Popcnt, lists: Lists<'_>) -> u64 {
-        by_chunks::<8, CHUNK>(avx512, lists, &mut Vec::new())
+        by_chunks::<8, CHUNK, _>(avx512, lists, &mut Vec::new())
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1,bmi2")]
+    fn avx512_256_in_chunks_of<const CHUNK: u32>(avx512: Avx512Popcnt, lists: Lists<'_>) -> u64 {
+        by_chunks::<4, CHUNK, _>(avx512, lists, &mut Vec::new())
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
     fn avx2_in_chunks_of<const CHUNK: u32>(avx2: Avx2, lists: Lists<'_>) -> u64 {
-        by_chunks::<4, CHUNK>(avx2, lists, &mut Vec::new())
+        by_chunks::<4, CHUNK, _>(avx2, lists, &mut Vec::new())
     }
 
     #[test]
@@ -268,6 +278,10 @@ mod tests {
                 unsafe {
                     counted.push(("avx512, 6 bits", avx512_in_chunks_of::<6>(avx512, lists)));
                     counted.push(("avx512, 7 bits", avx512_in_chunks_of::<7>(avx512, lists)));
+                    let narrow = avx512_256_in_chunks_of::<6>(avx512, lists);
+                    counted.push(("avx512 on 256 lanes, 6 bits", narrow));
+                    let narrow = avx512_256_in_chunks_of::<7>(avx512, lists);
+                    counted.push(("avx512 on 256 lanes, 7 bits", narrow));
                 }
             }
             if let Some(avx2) = Avx2::new() {

@@ -73,7 +73,8 @@ impl Tree<'_> {
         let free = !node.prefix & ((1 << node.depth) - 1);
         let mut prefix = free;
         loop {
-            let bucket = self.query_starts[prefix << shift]..self.query_starts[(prefix + 1) << shift];
+            let bucket =
+                self.query_starts[prefix << shift]..self.query_starts[(prefix + 1) << shift];
             match runs.last_mut() {
                 Some(run) if run.start == bucket.end => run.start = bucket.start,
                 _ if !bucket.is_empty() => runs.push(bucket),
@@ -109,8 +110,7 @@ impl Tree<'_> {
         let lookups_per_query = f64::from(self.bits(node).div_ceil(self.chunk_bits) + 1);
         let groups = stored.div_ceil(self.lanes) as f64;
         let whole = lookups_per_query
-            * (groups * (TABLES_IN_QUERIES + queried as f64)
-                + buckets as f64 * BUCKET_IN_QUERIES);
+            * (groups * (TABLES_IN_QUERIES + queried as f64) + buckets as f64 * BUCKET_IN_QUERIES);
         if node.depth == self.key_bits || stored <= self.lanes / 2 {
             leaves.push(node);
             return whole;
@@ -164,7 +164,7 @@ mod tests {
         assert!(leaves.contains(&Node { depth: 2, prefix: 0b00 }), "{leaves:?}");
         assert!(leaves.contains(&Node { depth: 1, prefix: 0b1 }), "{leaves:?}");
         tree.queries(Node { depth: 1, prefix: 0b1 }, &mut runs);
-        assert_eq!(runs, [0..9000], "prefix 1 meets the queries of prefix 0");
+        assert_eq!(runs, vec![(0..9000)], "prefix 1 meets the queries of prefix 0");
         tree.queries(Node { depth: 2, prefix: 0b01 }, &mut runs);
         assert_eq!(runs, [9000..12000, 0..5000], "0b01 meets 0b10 and 0b00");
         assert_eq!(tree.bits(Node { depth: 2, prefix: 0b01 }), 30);
