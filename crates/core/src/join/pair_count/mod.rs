@@ -122,14 +122,6 @@ impl PairKernel {
         }
     }
 
-    /// The bits of the query one table covers at this width, most often.
-    fn chunk_bits(self) -> u32 {
-        match self {
-            PairKernel::Avx512(_) | PairKernel::Avx2(_) => tables::WIDEST_CHUNK,
-            PairKernel::Scalar => NARROW_CHUNK,
-        }
-    }
-
     /// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for
     /// bitsets below bit `bits`. Both lists are rewritten in the count.
     ///
@@ -169,7 +161,6 @@ impl PairKernel {
             key_bits: by_key.key_bits,
             rest_bits: by_key.rest_bits,
             lanes: self.lanes(),
-            chunk_bits: self.chunk_bits(),
         };
         tree.leaves(&mut leaves, &mut runs);
         let mut count = PairCount::default();

@@ -19,23 +19,38 @@ pub(super) const WIDE_CHUNK: u32 = 6;
 /// enough queries share them: a chunk fewer per query (at N = 20, 5 of 7 bits for 6 of 6)
 /// took 8% off the count with AVX-512 on a 48 KiB cache, where the 40 KiB of tables would
 /// crowd out the queries on a 32 KiB one.
-pub(super) const WIDEST_CHUNK: u32 = 7;
+const WIDER_CHUNK: u32 = 7;
+
+/// A chunk wider still, where it saves a chunk more. Its tables of 512 lanes (64 to 80 KiB)
+/// pass a first-level cache of 48 KiB, and still took 2 to 3% off N = 22 on Zen 4 (1 MiB
+/// second-level cache): the values a chunk of the queries takes are few, so the entries
+/// they look up stay in the first-level cache.
+const WIDEST_CHUNK: u32 = 8;
 
 /// The chunk for a group's tables of `W` words per entry covering `bits` bits, met by
-/// `queries` queries, on a first-level data cache of `cache` bytes: the widest whose
-/// tables take at most 7/8 of it, leaving room for the queries, if the lookups its fewer
-/// chunks save outweigh the entries its wider tables add (each about as costly as one
-/// lookup).
+/// `queries` queries, on a first-level data cache of `cache` bytes: where the tables of
+/// [`WIDER_CHUNK`] take at most 7/8 of it, leaving room for the queries, the one of the
+/// three that costs the fewest lookups and table entries (each about as costly as a
+/// lookup); else [`WIDE_CHUNK`].
 fn vector_chunk<const W: usize>(bits: u32, queries: usize, cache: usize) -> u32 {
     let chunks = |chunk: u32| bits.div_ceil(chunk).max(1) as usize;
     let entries = |chunk: u32| chunks(chunk) << chunk;
-    let tables = entries(WIDEST_CHUNK) * size_of::<Lanes<W>>();
-    let saved = queries * (chunks(WIDE_CHUNK) - chunks(WIDEST_CHUNK));
-    let fits = tables <= cache / 8 * 7;
-    if fits && saved > entries(WIDEST_CHUNK) - entries(WIDE_CHUNK) {
-        WIDEST_CHUNK
-    } else {
-        WIDE_CHUNK
+    if entries(WIDER_CHUNK) * size_of::<Lanes<W>>() > cache / 8 * 7 {
+        return WIDE_CHUNK;
+    }
+    let cost = |chunk: u32| queries * chunks(chunk) + entries(chunk);
+    [WIDE_CHUNK, WIDER_CHUNK, WIDEST_CHUNK].into_iter().min_by_key(|&chunk| cost(chunk)).unwrap()
+}
+
+/// The chunk the tables of a group of `stored` lanes take, met by `queries` queries, for a
+/// pair count whose widest group holds `lanes`: what [`count_avx512`], [`count_avx2`] and
+/// [`count_popcnt`] choose, for the bucket tree's cost model.
+pub(super) fn chunk_of(lanes: usize, stored: usize, bits: u32, queries: usize) -> u32 {
+    match (lanes, stored) {
+        (64, _) => NARROW_CHUNK,
+        (_, 0..=64) => WIDE_CHUNK,
+        (512, 257..) => vector_chunk::<8>(bits, queries, l1_data_bytes()),
+        _ => vector_chunk::<4>(bits, queries, l1_data_bytes()),
     }
 }
 
@@ -88,14 +103,8 @@ pub(super) fn count_avx512(
 ) -> u64 {
     match lists.stored.len() {
         0..=64 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
-        65..=256 => match vector_chunk::<4>(lists.bits, lists.queries(), l1_data_bytes()) {
-            WIDEST_CHUNK => by_chunks::<4, WIDEST_CHUNK, _>(avx512, lists, &mut scratch.avx2),
-            _ => by_chunks::<4, WIDE_CHUNK, _>(avx512, lists, &mut scratch.avx2),
-        },
-        _ => match vector_chunk::<8>(lists.bits, lists.queries(), l1_data_bytes()) {
-            WIDEST_CHUNK => by_chunks::<8, WIDEST_CHUNK, _>(avx512, lists, &mut scratch.avx512),
-            _ => by_chunks::<8, WIDE_CHUNK, _>(avx512, lists, &mut scratch.avx512),
-        },
+        65..=256 => in_vectors::<4, _>(avx512, lists, &mut scratch.avx2),
+        _ => in_vectors::<8, _>(avx512, lists, &mut scratch.avx512),
     }
 }
 
@@ -105,10 +114,24 @@ pub(super) fn count_avx512(
 pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
     match lists.stored.len() {
         0..=64 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
-        _ => match vector_chunk::<4>(lists.bits, lists.queries(), l1_data_bytes()) {
-            WIDEST_CHUNK => by_chunks::<4, WIDEST_CHUNK, _>(avx2, lists, &mut scratch.avx2),
-            _ => by_chunks::<4, WIDE_CHUNK, _>(avx2, lists, &mut scratch.avx2),
-        },
+        _ => in_vectors::<4, _>(avx2, lists, &mut scratch.avx2),
+    }
+}
+
+/// Counts in vectors of `W` words, in the chunk [`vector_chunk`] chooses.
+#[inline(always)]
+fn in_vectors<const W: usize, Token: Copy>(
+    token: Token,
+    lists: Lists<'_>,
+    tables: &mut Vec<Table<W>>,
+) -> u64
+where
+    Table<W>: Query<Token>,
+{
+    match vector_chunk::<W>(lists.bits, lists.queries(), l1_data_bytes()) {
+        WIDEST_CHUNK => by_chunks::<W, WIDEST_CHUNK, _>(token, lists, tables),
+        WIDER_CHUNK => by_chunks::<W, WIDER_CHUNK, _>(token, lists, tables),
+        _ => by_chunks::<W, WIDE_CHUNK, _>(token, lists, tables),
     }
 }
 
@@ -241,11 +264,15 @@ mod tests {
     #[test]
     fn vector_tables_take_wider_chunks_only_where_they_fit_and_pay() {
         const KIB: usize = 1 << 10;
-        // N = 20's signatures less a key of 4 to 6 bits, met by a group's queries.
-        for bits in 32..=34 {
-            assert_eq!(vector_chunk::<8>(bits, 5000, 48 * KIB), WIDEST_CHUNK, "{bits} bits");
+        // 8 bits where they save a chunk over 7 (32 bits in 4 chunks, not 5).
+        assert_eq!(vector_chunk::<8>(32, 5000, 48 * KIB), WIDEST_CHUNK);
+        assert_eq!(vector_chunk::<4>(32, 5000, 32 * KIB), WIDEST_CHUNK);
+        for bits in 33..=35 {
+            // 5 chunks of 7 bits or of 8: the smaller tables.
+            assert_eq!(vector_chunk::<8>(bits, 5000, 48 * KIB), WIDER_CHUNK, "{bits} bits");
+            assert_eq!(vector_chunk::<4>(bits, 5000, 32 * KIB), WIDER_CHUNK, "{bits} bits");
+            // 5 tables of 7 bits and 512 lanes pass 7/8 of 32 KiB.
             assert_eq!(vector_chunk::<8>(bits, 5000, 32 * KIB), WIDE_CHUNK, "{bits} bits");
-            assert_eq!(vector_chunk::<4>(bits, 5000, 32 * KIB), WIDEST_CHUNK, "{bits} bits");
         }
         // Too few queries to pay for the wider tables' entries.
         assert_eq!(vector_chunk::<8>(34, 100, 48 * KIB), WIDE_CHUNK);
@@ -278,10 +305,13 @@ mod tests {
                 unsafe {
                     counted.push(("avx512, 6 bits", avx512_in_chunks_of::<6>(avx512, lists)));
                     counted.push(("avx512, 7 bits", avx512_in_chunks_of::<7>(avx512, lists)));
+                    counted.push(("avx512, 8 bits", avx512_in_chunks_of::<8>(avx512, lists)));
                     let narrow = avx512_256_in_chunks_of::<6>(avx512, lists);
                     counted.push(("avx512 on 256 lanes, 6 bits", narrow));
                     let narrow = avx512_256_in_chunks_of::<7>(avx512, lists);
                     counted.push(("avx512 on 256 lanes, 7 bits", narrow));
+                    let narrow = avx512_256_in_chunks_of::<8>(avx512, lists);
+                    counted.push(("avx512 on 256 lanes, 8 bits", narrow));
                 }
             }
             if let Some(avx2) = Avx2::new() {
@@ -289,6 +319,7 @@ mod tests {
                 unsafe {
                     counted.push(("avx2, 6 bits", avx2_in_chunks_of::<6>(avx2, lists)));
                     counted.push(("avx2, 7 bits", avx2_in_chunks_of::<7>(avx2, lists)));
+                    counted.push(("avx2, 8 bits", avx2_in_chunks_of::<8>(avx2, lists)));
                 }
             }
             for (kernel, count) in counted {

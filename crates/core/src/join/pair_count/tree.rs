@@ -14,6 +14,8 @@
 
 use std::ops::Range;
 
+use super::tables;
+
 /// What building a group's tables costs, in queries tested against the group.
 const TABLES_IN_QUERIES: f64 = 48.0;
 
@@ -45,9 +47,8 @@ pub(super) struct Tree<'a> {
     pub(super) key_bits: u32,
     /// The bits below the key's, which every node's tables cover.
     pub(super) rest_bits: u32,
+    /// The stored items one group of lanes holds.
     pub(super) lanes: usize,
-    /// The bits of the query a table covers at this lane width.
-    pub(super) chunk_bits: u32,
 }
 
 impl Tree<'_> {
@@ -107,7 +108,9 @@ impl Tree<'_> {
             return 0.0;
         }
         let buckets = 1usize << (node.depth - (node.prefix.count_ones()));
-        let lookups_per_query = f64::from(self.bits(node).div_ceil(self.chunk_bits) + 1);
+        let bits = self.bits(node);
+        let chunk = tables::chunk_of(self.lanes, stored, bits, queried);
+        let lookups_per_query = f64::from(bits.div_ceil(chunk) + 1);
         let groups = stored.div_ceil(self.lanes) as f64;
         let whole = lookups_per_query
             * (groups * (TABLES_IN_QUERIES + queried as f64) + buckets as f64 * BUCKET_IN_QUERIES);
@@ -152,7 +155,6 @@ mod tests {
             key_bits: 2,
             rest_bits: 30,
             lanes: 512,
-            chunk_bits: 7,
         };
         let (mut leaves, mut runs) = (Vec::new(), Vec::new());
         tree.leaves(&mut leaves, &mut runs);
