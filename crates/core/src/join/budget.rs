@@ -105,11 +105,17 @@ impl Budget {
     }
 
     /// The bytes one worker is expected to hold at most, from what the probe row set held
-    /// (`probed`, the probe stopped past `limit`): that row set's lists, and the rest. A
-    /// probe that stopped says only that they may pass the budget, so the budget stands in.
+    /// (`probed`, the probe stopped past `limit`): that row set's lists, the pair count's
+    /// scratch, and the tables of the cached splits beyond the one the probe built, which
+    /// the process already holds. A probe that stopped says only that the lists may pass
+    /// the budget, so the budget stands in. Unlike the bound, this leaves out the copies
+    /// a thread holds while it builds a split's tables: they are freed once built, before
+    /// the lists grow again, and counting them for every thread made N = 22's prediction
+    /// 1.4 GiB when its tables grew to 9 tail rows.
     pub(super) fn expected_bytes_per_thread(&self, probed: usize, limit: usize) -> u64 {
         let lists = if probed > limit { self.lists } else { probed.min(self.lists) };
-        lists as u64 + self.fixed_bytes()
+        let other_splits = self.cached_splits.saturating_sub(1) * self.tail_bytes;
+        (lists + other_splits) as u64 + SCRATCH_BYTES
     }
 
     /// The bytes a probe's figure adds for the pair count's tables.
