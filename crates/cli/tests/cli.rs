@@ -105,7 +105,11 @@ fn estimate_json_has_the_documented_shape() {
         assert!(number("core_hours") <= number("core_hours_high"));
         assert!(number("peak_memory_bytes") > 0.0);
         assert!(number("sampled_tasks") >= 1.0);
-        assert!(number("sampled_tasks") <= number("sampled_list_tasks"));
+        // A sample that descended (as a loaded machine may choose, where whole tasks
+        // would take too long) times row sets or parts, which can outnumber the tasks.
+        if value["descended"].is_null() {
+            assert!(number("sampled_tasks") <= number("sampled_list_tasks"), "{value}");
+        }
         assert!(value["host"]["instruction_sets"].is_array(), "{method}: {value}");
         assert_eq!(value["cluster"]["cores"], 8);
         assert_eq!(value["cluster"]["processes"], 4);

@@ -115,6 +115,12 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     fn expected_bytes_per_thread(&self) -> Result<Option<u64>, Error> {
         Ok(None)
     }
+
+    /// What the workers of a count share, held once per process beside what each holds
+    /// ([`Engine::expected_bytes_per_thread`]): the join's cached tail tables.
+    fn expected_shared_bytes(&self) -> u64 {
+        0
+    }
 }
 
 /// What timing a part of a task says of the task, for an estimate that times parts of

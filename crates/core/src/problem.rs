@@ -291,6 +291,12 @@ impl Problem {
         self.engine.expected_bytes_per_thread()
     }
 
+    /// What a count's worker threads are expected to share, held once beside what each
+    /// holds (the join: its cached tail tables); 0 for backtracking.
+    pub fn expected_shared_bytes(&self) -> u64 {
+        self.engine.expected_shared_bytes()
+    }
+
     /// Counts the solutions below one task. `count_nodes` adds the number of placements
     /// made (for the join, pairs of half-boards tested); without it the search compiles
     /// without the counter. A task of another problem is refused with

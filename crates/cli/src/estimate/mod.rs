@@ -572,11 +572,14 @@ fn costs_by_prefix(costs: &[f64], finer: &[Task], tasks: &[Task]) -> Vec<f64> {
 }
 
 /// The most memory the count will hold: what the process held before the sample and,
-/// for methods whose memory grows with N, what its threads are expected to hold at their
-/// peak, or else the most the process held.
+/// for methods whose memory grows with N, what its threads share and what each is
+/// expected to hold at its peak, or else the most the process held.
 fn peak_memory(problem: &Problem, threads: usize, before: Option<u64>) -> anyhow::Result<u64> {
     Ok(match problem.expected_bytes_per_thread()? {
-        Some(per_thread) => before.unwrap_or(0) + per_thread.saturating_mul(threads as u64),
+        Some(per_thread) => {
+            let shared = problem.expected_shared_bytes();
+            before.unwrap_or(0) + shared + per_thread.saturating_mul(threads as u64)
+        }
         None => memory::peak_resident_bytes().unwrap_or(0),
     })
 }

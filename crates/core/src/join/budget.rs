@@ -25,10 +25,12 @@ pub(super) const MIN_MEMORY: u64 = 4 << 20;
 /// [`pair_count::MOST_TABLE_BYTES`] per lane width) and its buckets' bounds.
 pub(super) const SCRATCH_BYTES: u64 = 1 << 20;
 
-/// The share of a thread's budget that one split's tail tables may take at most: a sixth
-/// of the default 1.5 GiB holds N = 22's 9 tail rows (223 MB), which took 0.95 of the time
-/// of the 8 rows an eighth held (docs/measurements.md).
-const TAIL_SHARE: usize = 6;
+/// The share of a thread's budget that the tail tables it counts (the cache's splits and
+/// the copies it builds) may take at most: half. On an even board, one split, that is a
+/// sixth of the budget per split, and of the default 1.5 GiB it holds N = 22's 9 tail
+/// rows (223 MB), which took 0.95 of the time of the 8 rows an eighth held
+/// (docs/measurements.md).
+const TAIL_TABLES_SHARE: usize = 2;
 
 /// The splits whose tables the tail cache holds at most, when the board has that many: a
 /// count serves a random sample of its tasks first, an estimate only samples, and two
@@ -72,8 +74,9 @@ impl Budget {
             });
         }
         let room = usize::try_from(memory_per_thread - SCRATCH_BYTES).unwrap_or(usize::MAX);
-        let (tail_rows, tail_bytes) = tail_for(geometry, room / TAIL_SHARE);
         let cached_splits = CACHED_SPLITS.min(geometry.split_count());
+        let copies = cached_splits + BUILDING_COPIES;
+        let (tail_rows, tail_bytes) = tail_for(geometry, room / TAIL_TABLES_SHARE / copies);
         let mut budget = Budget { lists: 0, tail_rows, tail_bytes, cached_splits };
         budget.lists = room - budget.tail_table_bytes();
         Ok(budget)
@@ -105,17 +108,21 @@ impl Budget {
     }
 
     /// The bytes one worker is expected to hold at most, from what the probe row set held
-    /// (`probed`, the probe stopped past `limit`): that row set's lists, the pair count's
-    /// scratch, and the tables of the cached splits beyond the one the probe built, which
-    /// the process already holds. A probe that stopped says only that the lists may pass
-    /// the budget, so the budget stands in. Unlike the bound, this leaves out the copies
-    /// a thread holds while it builds a split's tables: they are freed once built, before
-    /// the lists grow again, and counting them for every thread made N = 22's prediction
-    /// 1.4 GiB when its tables grew to 9 tail rows.
+    /// (`probed`, the probe stopped past `limit`): that row set's lists and the pair count's
+    /// scratch. A probe that stopped says only that the lists may pass the budget, so the
+    /// budget stands in. Unlike the bound, this leaves out the tail tables, which the
+    /// threads share ([`Budget::expected_shared_bytes`]), and the copies a thread holds
+    /// while it builds a split's tables, which are freed before its lists grow again:
+    /// counted for every thread, as the bound does, they made N = 22's prediction 1.4 GiB
+    /// for a count that held 425 MiB.
     pub(super) fn expected_bytes_per_thread(&self, probed: usize, limit: usize) -> u64 {
         let lists = if probed > limit { self.lists } else { probed.min(self.lists) };
-        let other_splits = self.cached_splits.saturating_sub(1) * self.tail_bytes;
-        (lists + other_splits) as u64 + SCRATCH_BYTES
+        lists as u64 + SCRATCH_BYTES
+    }
+
+    /// The bytes of the tail tables the threads share: the cache's splits, held once.
+    pub(super) fn expected_shared_bytes(&self) -> u64 {
+        (self.cached_splits * self.tail_bytes) as u64
     }
 
     /// The bytes a probe's figure adds for the pair count's tables.
@@ -198,7 +205,8 @@ mod tests {
             for memory in [MIN_MEMORY, DEFAULT_MEMORY_PER_THREAD] {
                 let budget = Budget::new(&geometry, memory).unwrap();
                 let room = (memory - SCRATCH_BYTES) as usize;
-                assert!(budget.tail_bytes <= room / TAIL_SHARE, "N = {n}");
+                let copies = budget.cached_splits + BUILDING_COPIES;
+                assert!(budget.tail_bytes <= room / TAIL_TABLES_SHARE / copies, "N = {n}");
                 assert!(budget.tail_rows <= most_tail_rows(n), "N = {n}");
                 assert!(budget.cached_splits >= 2.min(geometry.splits().len()), "N = {n}");
                 for split in geometry.splits() {

@@ -339,6 +339,10 @@ impl Engine for Join {
         let probed = self.probe_bytes(limit);
         Ok(Some(self.budget.expected_bytes_per_thread(probed, limit)))
     }
+
+    fn expected_shared_bytes(&self) -> u64 {
+        self.budget.expected_shared_bytes()
+    }
 }
 
 #[cfg(test)]

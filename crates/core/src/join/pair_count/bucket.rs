@@ -115,7 +115,7 @@ impl Permutation {
         starts: &mut Vec<usize>,
         next: &mut Vec<usize>,
     ) -> &'s [u64] {
-        let keys = 1usize << self.key.count_ones();
+        let keys = 1usize << self.key_bits;
         let rest_bits = self.rest_bits;
         let run = items.len() / SORT_STREAMS;
         // The items past the whole runs join the last one.
@@ -193,8 +193,8 @@ fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> u64 {
     _pext_u64(bitset, rest) | u64::from(index) << rest_bits
 }
 
-/// [`Permutation::sort`] compiled with BMI2, so that its permutation is two `pext`s inlined
-/// into the loop.
+/// [`Permutation::sort`] compiled with BMI2, so that its permutation, two `pext`s and the
+/// lookup of the key's index, is inlined into the loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 fn sort_through_pext<'s>(
@@ -227,6 +227,7 @@ mod tests {
             assert_eq!(permutation.apply(1 << 1), 1 << 0, "{pext:?}");
             assert_eq!(permutation.apply(1 << 5), 0, "{pext:?}");
             assert_eq!(permutation.apply(1 << 19), 1 << 15, "{pext:?}");
+            assert_eq!(permutation.apply(1 << 40), 0, "{pext:?}: past every live bit");
         }
     }
 

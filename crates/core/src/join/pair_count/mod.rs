@@ -37,7 +37,7 @@ pub(super) struct Scratch {
     query_starts: Vec<usize>,
     next: Vec<usize>,
     leaves: Vec<Node>,
-    compatible: Vec<Range<usize>>,
+    runs: Vec<Range<usize>>,
     /// Both lists sorted into their buckets: at most as many bitsets as the two lists.
     sorted_stored: Vec<u64>,
     sorted_queries: Vec<u64>,
@@ -64,7 +64,7 @@ impl Scratch {
             + self.permutation.table_bytes()
             + (self.stored_starts.capacity() + self.query_starts.capacity() + self.next.capacity())
                 * size_of::<usize>()
-            + self.compatible.capacity() * size_of::<Range<usize>>()
+            + self.runs.capacity() * size_of::<Range<usize>>()
             + self.leaves.capacity() * size_of::<Node>()
     }
 }
@@ -125,11 +125,11 @@ impl PairKernel {
     /// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for
     /// bitsets below bit `bits`. Both lists are rewritten in the count.
     ///
-    /// Only the bits that both lists hold can clash, so the others are dropped. Large
-    /// lists are then sorted into buckets by the bits that the most pairs hold on both
+    /// Large lists are sorted into buckets by the bits that the most pairs hold on both
     /// sides ([`key`]), and the buckets of a [`tree`] of their prefixes meet only where
-    /// they have no bit in common: with the bits the signatures crowd most, that skips
-    /// most pairs (at N = 12 and 14, ten bits leave 3 to 4 pairs in a hundred to test).
+    /// they have no bit in common, which skips most pairs; the bits that only one list
+    /// holds, which cannot clash, are dropped on the way. Lists too short for a key are
+    /// counted whole ([`PairKernel::count_every`]).
     pub(super) fn count(
         self,
         stored: &mut [u64],
@@ -138,7 +138,7 @@ impl PairKernel {
         scratch: &mut Scratch,
     ) -> PairCount {
         let held = |list: &[u64]| list.iter().fold(0, |held, &bitset| held | bitset);
-        let live = held(stored) & held(queries) & (u64::MAX >> (64 - bits));
+        let live = held(stored) & held(queries) & u64::MAX.checked_shr(64 - bits).unwrap_or(0);
         let key = key::choose(self.lanes(), stored, queries, live);
         if key.bits().is_empty() {
             return self.count_every(stored, queries, bits, scratch);
@@ -150,7 +150,7 @@ impl PairKernel {
         let mut stored_starts = std::mem::take(&mut scratch.stored_starts);
         let mut query_starts = std::mem::take(&mut scratch.query_starts);
         let mut leaves = std::mem::take(&mut scratch.leaves);
-        let mut runs = std::mem::take(&mut scratch.compatible);
+        let mut runs = std::mem::take(&mut scratch.runs);
         let by_key = &scratch.permutation;
         let stored = by_key.sort(stored, &mut sorted_stored, &mut stored_starts, &mut scratch.next);
         let queries =
@@ -171,7 +171,7 @@ impl PairKernel {
             count.disjoint += self.count_group(group, queries, &runs, tree.bits(leaf), scratch);
             count.tested += (group.len() * queried) as u64;
         }
-        scratch.compatible = runs;
+        scratch.runs = runs;
         scratch.leaves = leaves;
         scratch.stored_starts = stored_starts;
         scratch.query_starts = query_starts;
@@ -290,8 +290,11 @@ mod tests {
             .sum::<u64>();
         for kernel in kernels() {
             let (mut s, mut q) = (stored.clone(), queries.clone());
-            let count = kernel.count(&mut s, &mut q, 38, &mut Scratch::default());
+            let mut scratch = Scratch::default();
+            let count = kernel.count(&mut s, &mut q, 38, &mut scratch);
             assert_eq!(count.disjoint, expected, "{kernel:?}");
+            let kept = scratch.permutation.key_bits + scratch.permutation.rest_bits;
+            assert_eq!(kept, 20, "{kernel:?}: only bits 0 to 19 can clash");
         }
         // No bit held by both: every pair is disjoint.
         let (mut low, mut high) = (vec![0b0101u64; 2000], vec![0b1010u64; 3000]);

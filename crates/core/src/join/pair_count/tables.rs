@@ -10,8 +10,9 @@ use std::ops::Range;
 use super::query::{ENTRIES, Lanes, Query, Table};
 use crate::simd::{Avx2, Avx512Popcnt, Bmi, l1_data_bytes};
 
-/// Bits of the query a table covers, per lane width: the tables of a group should stay in
-/// the first-level cache, so wider lanes take smaller chunks.
+/// Bits of the query a table covers: 8 for groups of 64 lanes, whose entries are words,
+/// and for vectors at least 6, whose wide entries would crowd the first-level cache at 8
+/// ([`vector_chunk`] widens them where they fit).
 pub(super) const NARROW_CHUNK: u32 = 8;
 pub(super) const WIDE_CHUNK: u32 = 6;
 

@@ -88,8 +88,9 @@ impl Tree<'_> {
         }
     }
 
-    /// The nodes to count whole, which together hold every stored item once: a node is
-    /// split where its children cost less than it, each counted the cheaper way.
+    /// The nodes to count whole, which together hold once every stored item that meets a
+    /// query: a node is split where its children cost less than it, each counted the
+    /// cheaper way.
     pub(super) fn leaves(&self, leaves: &mut Vec<Node>, runs: &mut Vec<Range<usize>>) {
         leaves.clear();
         self.plan(Node::ROOT, leaves, runs);
