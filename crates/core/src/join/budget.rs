@@ -44,6 +44,12 @@ const CACHED_SPLITS: usize = 3;
 /// a split's tables, whose found boards take about as much again as the tables.
 const BUILDING_COPIES: usize = 2;
 
+/// The copies of one split's tail tables a thread counts: the cache's, in full for every
+/// thread though they share it, and the ones it builds.
+fn counted_copies(cached_splits: usize) -> usize {
+    cached_splits + BUILDING_COPIES
+}
+
 /// The bytes a complete half-board's signature may take: once in its half's list, and
 /// once more sorted into its bucket by the pair count.
 pub(super) const SIGNATURE_BYTES: usize = 2 * size_of::<u64>();
@@ -75,17 +81,16 @@ impl Budget {
         }
         let room = usize::try_from(memory_per_thread - SCRATCH_BYTES).unwrap_or(usize::MAX);
         let cached_splits = CACHED_SPLITS.min(geometry.split_count());
-        let copies = cached_splits + BUILDING_COPIES;
+        let copies = counted_copies(cached_splits);
         let (tail_rows, tail_bytes) = tail_for(geometry, room / TAIL_TABLES_SHARE / copies);
         let mut budget = Budget { lists: 0, tail_rows, tail_bytes, cached_splits };
         budget.lists = room - budget.tail_table_bytes();
         Ok(budget)
     }
 
-    /// The bytes a thread counts for tail tables: the cache's, counted in full for every
-    /// thread though they share it, and the one it builds.
+    /// The bytes a thread counts for tail tables ([`counted_copies`]).
     fn tail_table_bytes(&self) -> usize {
-        (self.cached_splits + BUILDING_COPIES) * self.tail_bytes
+        counted_copies(self.cached_splits) * self.tail_bytes
     }
 
     /// The bytes a thread holds besides its lists.
@@ -205,7 +210,7 @@ mod tests {
             for memory in [MIN_MEMORY, DEFAULT_MEMORY_PER_THREAD] {
                 let budget = Budget::new(&geometry, memory).unwrap();
                 let room = (memory - SCRATCH_BYTES) as usize;
-                let copies = budget.cached_splits + BUILDING_COPIES;
+                let copies = counted_copies(budget.cached_splits);
                 assert!(budget.tail_bytes <= room / TAIL_TABLES_SHARE / copies, "N = {n}");
                 assert!(budget.tail_rows <= most_tail_rows(n), "N = {n}");
                 assert!(budget.cached_splits >= 2.min(geometry.splits().len()), "N = {n}");

@@ -43,15 +43,27 @@ fn vector_chunk<const W: usize>(bits: u32, queries: usize, cache: usize) -> u32 
     [WIDE_CHUNK, WIDER_CHUNK, WIDEST_CHUNK].into_iter().min_by_key(|&chunk| cost(chunk)).unwrap()
 }
 
+/// The words per table entry (64 lanes each) that a stored list of `stored` bitsets is
+/// counted in, by a pair count whose widest group holds `lanes`: a list too small to fill
+/// a vector takes a narrower one, since wider vectors would test nothing more.
+fn entry_words(lanes: usize, stored: usize) -> usize {
+    let words = match stored {
+        0..=64 => 1,
+        65..=256 => 4,
+        _ => 8,
+    };
+    words.min(lanes / 64)
+}
+
 /// The chunk the tables of a group of `stored` lanes take, met by `queries` queries, for a
 /// pair count whose widest group holds `lanes`: what [`count_avx512`], [`count_avx2`] and
 /// [`count_popcnt`] choose, for the bucket tree's cost model.
 pub(super) fn chunk_of(lanes: usize, stored: usize, bits: u32, queries: usize) -> u32 {
-    match (lanes, stored) {
+    match (lanes, entry_words(lanes, stored)) {
         (64, _) => NARROW_CHUNK,
-        (_, 0..=64) => WIDE_CHUNK,
-        (512, 257..) => vector_chunk::<8>(bits, queries, l1_data_bytes()),
-        _ => vector_chunk::<4>(bits, queries, l1_data_bytes()),
+        (_, 1) => WIDE_CHUNK,
+        (_, 4) => vector_chunk::<4>(bits, queries, l1_data_bytes()),
+        _ => vector_chunk::<8>(bits, queries, l1_data_bytes()),
     }
 }
 
@@ -93,8 +105,7 @@ impl TableScratch {
 }
 
 /// [`super::PairKernel::count_group`] compiled for AVX-512, so that the table building and the
-/// query loop inlined into it use its instructions. A group too small to fill a vector is
-/// tested in a narrower one: wider vectors would test nothing more.
+/// query loop inlined into it use its instructions, in the width [`entry_words`] gives.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi1,bmi2")]
 pub(super) fn count_avx512(
@@ -102,9 +113,9 @@ pub(super) fn count_avx512(
     lists: Lists<'_>,
     scratch: &mut TableScratch,
 ) -> u64 {
-    match lists.stored.len() {
-        0..=64 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
-        65..=256 => in_vectors::<4, _>(avx512, lists, &mut scratch.avx2),
+    match entry_words(512, lists.stored.len()) {
+        1 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
+        4 => in_vectors::<4, _>(avx512, lists, &mut scratch.avx2),
         _ => in_vectors::<8, _>(avx512, lists, &mut scratch.avx512),
     }
 }
@@ -113,8 +124,8 @@ pub(super) fn count_avx512(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
 pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
-    match lists.stored.len() {
-        0..=64 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
+    match entry_words(256, lists.stored.len()) {
+        1 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
         _ => in_vectors::<4, _>(avx2, lists, &mut scratch.avx2),
     }
 }
