@@ -25,9 +25,10 @@ pub(super) const MIN_MEMORY: u64 = 4 << 20;
 /// [`pair_count::MOST_TABLE_BYTES`] per lane width) and its buckets' bounds.
 pub(super) const SCRATCH_BYTES: u64 = 1 << 20;
 
-/// The share of a thread's budget that the tail tables it counts may take at most: half.
-/// On an even board, one split, that is half the budget for its tables, and of the default
-/// 1.5 GiB it holds N = 22's 10 tail rows (709 MB), which took 0.95 of the time of 9 rows
+/// The share of a thread's budget that the tail tables it counts (the cache's splits and
+/// the copies it builds) may take at most: half. On an even board, one split, that is a
+/// sixth of the budget per split, and of the default 1.5 GiB it holds N = 22's 9 tail
+/// rows (223 MB), which took 0.95 of the time of the 8 rows an eighth held
 /// (docs/measurements.md).
 const TAIL_TABLES_SHARE: usize = 2;
 
@@ -39,12 +40,14 @@ const TAIL_TABLES_SHARE: usize = 2;
 /// thread tenfold.
 const CACHED_SPLITS: usize = 3;
 
+/// The copies of one split's tail tables a thread holds beyond the cache: the building of
+/// a split's tables, whose found boards take about as much again as the tables.
+const BUILDING_COPIES: usize = 2;
+
 /// The copies of one split's tail tables a thread counts: the cache's, in full for every
-/// thread though they share it, and, where the board has more splits than the cache
-/// holds, one it has evicted that another thread may still be counting. Building a split's
-/// tables holds nothing beyond them ([`tail`]).
-fn counted_copies(cached_splits: usize, splits: usize) -> usize {
-    cached_splits + usize::from(splits > cached_splits)
+/// thread though they share it, and the ones it builds.
+fn counted_copies(cached_splits: usize) -> usize {
+    cached_splits + BUILDING_COPIES
 }
 
 /// The bytes a complete half-board's signature may take: once in its half's list, and
@@ -61,10 +64,8 @@ pub(super) struct Budget {
     /// the tables of one split take.
     pub(super) tail_rows: usize,
     pub(super) tail_bytes: usize,
-    /// How many splits' tables the tail cache holds, and how many copies of one split's
-    /// tables a thread counts ([`counted_copies`]).
+    /// How many splits' tables the tail cache holds.
     pub(super) cached_splits: usize,
-    pub(super) tail_copies: usize,
 }
 
 impl Budget {
@@ -80,16 +81,16 @@ impl Budget {
         }
         let room = usize::try_from(memory_per_thread - SCRATCH_BYTES).unwrap_or(usize::MAX);
         let cached_splits = CACHED_SPLITS.min(geometry.split_count());
-        let tail_copies = counted_copies(cached_splits, geometry.split_count());
-        let (tail_rows, tail_bytes) = tail_for(geometry, room / TAIL_TABLES_SHARE / tail_copies);
-        let mut budget = Budget { lists: 0, tail_rows, tail_bytes, cached_splits, tail_copies };
+        let copies = counted_copies(cached_splits);
+        let (tail_rows, tail_bytes) = tail_for(geometry, room / TAIL_TABLES_SHARE / copies);
+        let mut budget = Budget { lists: 0, tail_rows, tail_bytes, cached_splits };
         budget.lists = room - budget.tail_table_bytes();
         Ok(budget)
     }
 
-    /// The bytes a thread counts for tail tables.
+    /// The bytes a thread counts for tail tables ([`counted_copies`]).
     fn tail_table_bytes(&self) -> usize {
-        self.tail_copies * self.tail_bytes
+        counted_copies(self.cached_splits) * self.tail_bytes
     }
 
     /// The bytes a thread holds besides its lists.
@@ -115,9 +116,10 @@ impl Budget {
     /// (`probed`, the probe stopped past `limit`): that row set's lists and the pair count's
     /// scratch. A probe that stopped says only that the lists may pass the budget, so the
     /// budget stands in. Unlike the bound, this leaves out the tail tables, which the
-    /// threads share ([`Budget::expected_shared_bytes`]): counted for every thread, as the
-    /// bound does, they and the copies that building them took made N = 22's prediction
-    /// 1.4 GiB for a count that held 425 MiB.
+    /// threads share ([`Budget::expected_shared_bytes`]), and the copies a thread holds
+    /// while it builds a split's tables, which are freed before its lists grow again:
+    /// counted for every thread, as the bound does, they made N = 22's prediction 1.4 GiB
+    /// for a count that held 425 MiB.
     pub(super) fn expected_bytes_per_thread(&self, probed: usize, limit: usize) -> u64 {
         let lists = if probed > limit { self.lists } else { probed.min(self.lists) };
         lists as u64 + SCRATCH_BYTES
@@ -208,8 +210,7 @@ mod tests {
             for memory in [MIN_MEMORY, DEFAULT_MEMORY_PER_THREAD] {
                 let budget = Budget::new(&geometry, memory).unwrap();
                 let room = (memory - SCRATCH_BYTES) as usize;
-                let copies = counted_copies(budget.cached_splits, geometry.split_count());
-                assert_eq!(budget.tail_copies, copies, "N = {n}");
+                let copies = counted_copies(budget.cached_splits);
                 assert!(budget.tail_bytes <= room / TAIL_TABLES_SHARE / copies, "N = {n}");
                 assert!(budget.tail_rows <= most_tail_rows(n), "N = {n}");
                 assert!(budget.cached_splits >= 2.min(geometry.splits().len()), "N = {n}");

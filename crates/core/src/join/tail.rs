@@ -95,37 +95,33 @@ pub(super) struct TailTable {
 
 impl TailTable {
     /// The table of `half` for the tail rows `rows` of `split`.
-    ///
-    /// The placements are found twice, once to count each group's boards and once to
-    /// write them in place, so that building holds nothing but the table: a list of the
-    /// boards found took as much again, more than the table of N = 22's tenth tail row
-    /// left room for.
     fn build(geometry: &Geometry, split: &Split, half: HalfColumns, rows: &[u8]) -> TailTable {
         let masks = 1usize << (geometry.n / 2);
         let groups = masks << rows.len();
         let north = &split.order[..split.order.len() - rows.len()];
         let meeting = Meeting::of(geometry.n, half.columns, north, rows);
-        let group_of = |subset: usize, board: &HalfBoard| {
-            subset * masks + (board.columns >> half.low) as usize
-        };
-        let mut starts = vec![0u32; groups + 1];
+        let mut found: Vec<(u32, TailBoard)> = Vec::new();
         each_tail_board(geometry.n, split, half.columns, rows, &mut |subset, board| {
-            starts[group_of(subset, board) + 1] += 1;
+            let group = subset * masks + (board.columns >> half.low) as usize;
+            let tail =
+                TailBoard { meets: meeting.bits(board), signature: geometry.signature(board) };
+            found.push((group as u32, tail));
             true
         });
+        let mut starts = vec![0u32; groups + 1];
+        for &(group, _) in &found {
+            starts[group as usize + 1] += 1;
+        }
         for group in 0..groups {
             starts[group + 1] += starts[group];
         }
-        let boards = starts[groups] as usize;
-        let (mut meets, mut signatures) = (vec![0; boards], vec![0; boards]);
         let mut next = starts.clone();
-        each_tail_board(geometry.n, split, half.columns, rows, &mut |subset, board| {
-            let at = &mut next[group_of(subset, board)];
-            meets[*at as usize] = meeting.bits(board);
-            signatures[*at as usize] = geometry.signature(board);
+        let (mut meets, mut signatures) = (vec![0; found.len()], vec![0; found.len()]);
+        for (group, board) in found {
+            let at = &mut next[group as usize];
+            (meets[*at as usize], signatures[*at as usize]) = (board.meets, board.signature);
             *at += 1;
-            true
-        });
+        }
         TailTable { meets, signatures, starts, half, masks, meeting }
     }
 

@@ -104,12 +104,13 @@ struct NorthBoards {
     /// The columns each run leaves free (relative to the half's lowest), and the run.
     runs: Vec<(usize, Range<usize>)>,
     counts: Vec<usize>,
-    /// On an even board, the boards readied and ordered from the highest rank down, with
-    /// the columns each leaves free: the order in which they are sorted into their runs.
-    by_rank: Vec<TailBoard>,
-    by_rank_free: Vec<u32>,
+    /// On an even board, each board's rank.
+    ranks: Vec<Rank>,
+    /// The boards' indices from the highest rank down, the order in which they are sorted
+    /// into their runs.
+    by_rank: Vec<u32>,
     /// Per rank from the highest down, its boards' count, then where they go in `by_rank`.
-    rank_starts: Vec<usize>,
+    rank_starts: Vec<u32>,
 }
 
 /// Where a half's signatures change rank against a row set's (`least` and `greatest`, its
@@ -676,20 +677,10 @@ impl NorthBoards {
         table: &TailTable,
         ranks: Option<(&Transposes, Side)>,
     ) {
-        let rank_of = |board: &HalfBoard| match ranks {
-            Some((transposes, Side::West)) => transposes.of_near(board.north_columns()),
-            Some((transposes, Side::East)) => transposes.of_far(board.north_columns()),
-            None => 0,
-        };
-        let rank_count = ranks.map_or(1, |(transposes, _)| transposes.ranks());
-        let from_highest = |rank: Rank| rank_count - 1 - usize::from(rank);
         self.counts.clear();
         self.counts.resize(table.masks + 1, 0);
-        self.rank_starts.clear();
-        self.rank_starts.resize(rank_count, 0);
         for board in boards {
             self.counts[table.free_columns(board) + 1] += 1;
-            self.rank_starts[from_highest(rank_of(board))] += 1;
         }
         self.runs.clear();
         for free in 0..table.masks {
@@ -699,54 +690,67 @@ impl NorthBoards {
             }
             self.counts[free + 1] = start + len;
         }
+        self.boards.clear();
+        self.boards.resize(boards.len(), TailBoard::default());
+        let Some((transposes, side)) = ranks else {
+            for board in boards {
+                self.sort_into_run(geometry, table, board, 0);
+            }
+            return;
+        };
+        // Highest rank first in each run, so that a row set's boards of each rank are one
+        // stretch: the boards are counted by rank and taken from the highest down, and
+        // each run keeps the order its boards come in. Sorting each run apart took 4% of
+        // the join's time at N = 18, whose runs hold a few dozen boards.
+        self.ranks.clear();
+        self.ranks.extend(boards.iter().map(|board| match side {
+            Side::West => transposes.of_near(board.north_columns()),
+            Side::East => transposes.of_far(board.north_columns()),
+        }));
+        self.rank_starts.clear();
+        self.rank_starts.resize(transposes.ranks(), 0);
+        let from_highest = |rank: Rank| transposes.ranks() - 1 - usize::from(rank);
+        for &rank in &self.ranks {
+            self.rank_starts[from_highest(rank)] += 1;
+        }
         let mut taken = 0;
         for count in &mut self.rank_starts {
             (*count, taken) = (taken, taken + *count);
         }
-        // Every place is written below, so the lists are only cut or grown to length, not
-        // cleared: writing them twice cost 1% at N = 22.
-        self.boards.resize(boards.len(), TailBoard::default());
-        let ready = |board: &HalfBoard, rank: Rank| {
-            TailBoard::north(table.meeting.bits(board), geometry.signature(board), rank)
-        };
-        if ranks.is_none() {
-            for board in boards {
-                let at = &mut self.counts[table.free_columns(board)];
-                self.boards[*at] = ready(board, 0);
-                *at += 1;
-            }
-            return;
-        }
-        // Highest rank first in each run, so that a row set's boards of each rank are one
-        // stretch: the boards are scattered by rank, then, keeping that order, into their
-        // runs. Both passes read their boards in order and write to one place per rank or
-        // per run; taking the boards by rank from the level instead missed the cache on
-        // nearly every board at N = 22, a third of readying them. Sorting each run apart
-        // took 4% of the join's time at N = 18, whose runs hold a few dozen boards.
-        self.by_rank.resize(boards.len(), TailBoard::default());
-        self.by_rank_free.resize(boards.len(), 0);
-        for board in boards {
-            let rank = rank_of(board);
+        self.by_rank.clear();
+        self.by_rank.resize(boards.len(), 0);
+        for (index, &rank) in self.ranks.iter().enumerate() {
             let at = &mut self.rank_starts[from_highest(rank)];
-            self.by_rank[*at] = ready(board, rank);
-            // At most 2^16 column sets: a half of at most 32 / 2 columns.
-            self.by_rank_free[*at] = table.free_columns(board) as u32;
+            // A thread's budget holds far fewer than 2^32 boards.
+            self.by_rank[*at as usize] = index as u32;
             *at += 1;
         }
-        for (board, &free) in self.by_rank.iter().zip(&self.by_rank_free) {
-            let at = &mut self.counts[free as usize];
-            self.boards[*at] = *board;
-            *at += 1;
+        for at in 0..self.by_rank.len() {
+            let index = self.by_rank[at] as usize;
+            self.sort_into_run(geometry, table, &boards[index], self.ranks[index]);
         }
+    }
+
+    /// Writes `board`, ranked `rank`, next in the run of the columns it leaves free.
+    fn sort_into_run(
+        &mut self,
+        geometry: &Geometry,
+        table: &TailTable,
+        board: &HalfBoard,
+        rank: Rank,
+    ) {
+        let at = &mut self.counts[table.free_columns(board)];
+        let (meets, signature) = (table.meeting.bits(board), geometry.signature(board));
+        self.boards[*at] = TailBoard::north(meets, signature, rank);
+        *at += 1;
     }
 
     fn bytes(&self) -> usize {
         self.boards.capacity() * size_of::<TailBoard>()
             + self.runs.capacity() * size_of::<(usize, Range<usize>)>()
             + self.counts.capacity() * size_of::<usize>()
-            + self.by_rank.capacity() * size_of::<TailBoard>()
-            + self.by_rank_free.capacity() * size_of::<u32>()
-            + self.rank_starts.capacity() * size_of::<usize>()
+            + self.ranks.capacity() * size_of::<Rank>()
+            + (self.by_rank.capacity() + self.rank_starts.capacity()) * size_of::<u32>()
     }
 
     fn release(&mut self) {
