@@ -112,12 +112,13 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             return Ok(stopped(&signals));
         };
         let descended = Sample::of_descents(deepest, descents, threads, problem.n());
-        // Where a sample of whole tasks is cheap, it is the better one: a row set walked
-        // alone pays set-up that a task shares, which weighs on small boards (N = 19: 2.0
-        // times the count from row sets, 1.02 from whole tasks). Where it is not, its few
-        // tasks are the worse one: N = 22, whose whole sample would take about 28 s since
-        // even boards use all eight symmetries, said 0.65 of the count from 24 tasks and
-        // 1.16 from row sets (before, 0.64 and 0.94). N = 21's takes about 5 s.
+        // Where a sample of whole tasks is cheap, it is taken too: a row set walked alone
+        // pays set-up that a task shares, which weighs on small boards (N = 19: 2.0 times
+        // the count from row sets, 1.06 from whole tasks). But a few whole tasks can miss
+        // the large ones, so the sample whose own interval is the narrower is kept: N = 22
+        // said 0.66 of the count from 24 tasks (+-44%) and 1.2 to 1.3 from row sets
+        // (+-30%), while N = 19 and 21 keep their whole tasks (+-25% and +-17%, against
+        // +-35% from row sets; docs/measurements.md).
         let tasks = list.tasks.len();
         let whole_cost = (strata(tasks) as f64 / tasks as f64).max(SAMPLE_SHARE)
             * descended.work.expected
@@ -127,7 +128,11 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             let Some(whole) = Sample::take(&problem, list, options, &signals)? else {
                 return Ok(stopped(&signals));
             };
-            whole
+            if relative_width(whole.work) <= relative_width(descended.work) {
+                whole
+            } else {
+                descended
+            }
         } else {
             descended
         }
@@ -436,6 +441,11 @@ fn spread_like(seconds: f64, work: Prediction, fixed: f64) -> Prediction {
     }
 }
 
+/// The width of `work`'s interval against its expected figure: a sample's own precision.
+fn relative_width(work: Prediction) -> f64 {
+    if work.expected > 0.0 { (work.high - work.low) / work.expected } else { f64::INFINITY }
+}
+
 /// `work` with the run-to-run noise of [`RUN_TO_RUN`] added to its sampling error.
 fn with_run_to_run(work: Prediction) -> Prediction {
     let sampling = (work.high - work.expected).max(work.expected - work.low);
@@ -658,6 +668,16 @@ mod tests {
                 "{method} N = {n}: the interval held the work {inside} of 40 times"
             );
         }
+    }
+
+    #[test]
+    fn the_narrower_interval_is_the_more_precise_sample() {
+        // N = 22's two samples, in core-hours: 24 whole tasks, and row sets.
+        let whole = Prediction { expected: 0.220, low: 0.122, high: 0.317 };
+        let row_sets = Prediction { expected: 0.422, low: 0.301, high: 0.590 };
+        assert!(relative_width(row_sets) < relative_width(whole));
+        let nothing = Prediction { expected: 0.0, low: 0.0, high: 0.0 };
+        assert!(relative_width(whole) < relative_width(nothing));
     }
 
     #[test]
