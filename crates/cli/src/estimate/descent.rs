@@ -1,5 +1,6 @@
-//! The sample where a count's tasks are too large to time whole (the join from N = 22 on 2
-//! threads): each draw descends from a task of the list to a random row set, and on to a
+//! The join's sample below a count's tasks, which are too large to time whole from N = 23
+//! on 2 threads, and which a sample of whole tasks may miss the large ones of before: each
+//! draw descends from a task of the list to a random row set, and on to a
 //! random part of it, choosing among [`Problem::parts`] at random at every level, and
 //! times the row set alone, or the part where row sets are too large too.
 //!

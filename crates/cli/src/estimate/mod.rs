@@ -5,9 +5,10 @@
 //! threads as the count would run ([`nqueens_scheduler::CostModel`]). The sample stops at a
 //! small share of the work it predicts. Each task of the count is then the sum of its finer
 //! tasks, timed or taken at their stratum's mean, and the count's wall time is the time its
-//! workers take to work through those tasks in the order the runner serves them. Where
-//! such a sample would cost more than 15 seconds, the join's estimate times row sets
-//! and parts of them drawn below the tasks instead ([`descent`]).
+//! workers take to work through those tasks in the order the runner serves them. The
+//! join's estimate first times row sets and parts of them drawn below the tasks
+//! ([`descent`]); where a sample of whole tasks would then cost under 15 seconds, it is
+//! taken too, and the one with the narrower interval is reported.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -115,10 +116,11 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         // Where a sample of whole tasks is cheap, it is taken too: a row set walked alone
         // pays set-up that a task shares, which weighs on small boards (N = 19: 2.0 times
         // the count from row sets, 1.06 from whole tasks). But a few whole tasks can miss
-        // the large ones, so the sample whose own interval is the narrower is kept: N = 22
-        // said 0.66 of the count from 24 tasks (+-44%) and 1.2 to 1.3 from row sets
-        // (+-30%), while N = 19 and 21 keep their whole tasks (+-25% and +-17%, against
-        // +-35% from row sets; docs/measurements.md).
+        // the large ones, so the sample whose interval, model error included, is the
+        // narrower is kept. Row sets' intervals are at least 0.69 of their figure wide
+        // (their model error); N = 22's 24 whole tasks said 0.66 of the count, 0.88 wide,
+        // its row sets 1.2 to 1.36, while N = 19 to 21 keep whole tasks 0.34 to 0.51 wide
+        // (docs/measurements.md).
         let tasks = list.tasks.len();
         let whole_cost = (strata(tasks) as f64 / tasks as f64).max(SAMPLE_SHARE)
             * descended.work.expected
@@ -441,7 +443,8 @@ fn spread_like(seconds: f64, work: Prediction, fixed: f64) -> Prediction {
     }
 }
 
-/// The width of `work`'s interval against its expected figure: a sample's own precision.
+/// The width of `work`'s interval against its expected figure: how precise a sample
+/// claims to be, its sampling error, run-to-run noise and model error together.
 fn relative_width(work: Prediction) -> f64 {
     if work.expected > 0.0 { (work.high - work.low) / work.expected } else { f64::INFINITY }
 }
