@@ -28,8 +28,8 @@ pub(super) const SCRATCH_BYTES: u64 = 1 << 20;
 /// The share of a thread's budget that the tail tables it counts (the cache's splits and
 /// the copies it builds) may take at most: half. On an even board, one split, that is a
 /// sixth of the budget per split, and of the default 1.5 GiB it holds N = 22's 9 tail
-/// rows (223 MB), which took 0.95 of the time of the 8 rows an eighth held
-/// (docs/measurements.md).
+/// rows (223 MB), which took 0.95 of the time of the 8 rows an eighth held on a shard of
+/// N = 22, whose small tasks repeat the walk more than a whole count's (docs/measurements.md).
 const TAIL_TABLES_SHARE: usize = 2;
 
 /// The splits whose tables the tail cache holds at most, when the board has that many: a
