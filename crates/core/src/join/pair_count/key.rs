@@ -2,14 +2,18 @@
 //! the pair count, the most crowded first, so that the bucket tree ([`super::tree`]) can
 //! split on them in that order.
 
-/// The most bits of the signatures that sort both lists into buckets. Groups of 512
-/// lanes take at most 10 (2^10 buckets per list, whose write positions in the sort's four
-/// runs stay in the first-level cache; 12 and 14 measured the same at N = 20 and 22).
-/// Narrower groups take up to 12: their tree splits deeper, and with 256 lanes shards of
-/// N = 22 tested 7% fewer pairs in 1 to 3% less time, where N = 20 never reaches 10 bits.
+/// The most bits of the signatures that sort both lists into buckets, for the avx2 and
+/// scalar kernels (groups of 256 and 64 lanes): their tree splits a level deeper than with
+/// 512 lanes, and with 256 lanes a shard of N = 22 tested 7% fewer pairs with 12 bits than
+/// with 10 (the whole count took about 1% less time; N = 20 was unchanged). The sort's
+/// write positions for 2^12 buckets leave the first-level cache, which these kernels' pair
+/// counts, slower per pair, pay for.
 const MOST_KEY_BITS: usize = 12;
 
-/// [`MOST_KEY_BITS`] for groups of `lanes`.
+/// The most key bits for groups of `lanes`: 10 for 512 lanes, whose 2^10 buckets' write
+/// positions in the sort's four runs stay in the first-level cache (12 measured the same
+/// at N = 20 and on a shard of 22, and 14 with buckets of 32 was slower on the shard);
+/// else [`MOST_KEY_BITS`].
 fn most_key_bits(lanes: usize) -> usize {
     if lanes >= 512 { 10 } else { MOST_KEY_BITS }
 }
