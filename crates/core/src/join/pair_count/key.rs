@@ -10,16 +10,19 @@
 /// counts, slower per pair, pay for.
 const MOST_KEY_BITS: usize = 12;
 
-/// The most key bits for groups of `lanes`: 10 for 512 lanes, whose 2^10 buckets' write
-/// positions in the sort's four runs stay in the first-level cache (12 measured the same
-/// at N = 20 and on a shard of 22, and 14 with buckets of 32 was slower on the shard);
-/// else [`MOST_KEY_BITS`].
+/// The most key bits for groups of 512 lanes: 2^10 buckets, whose write positions in the
+/// sort's four runs stay in the first-level cache (12 measured the same at N = 20 and on a
+/// shard of 22, and 14 with buckets of 32 was slower on the shard).
+const MOST_KEY_BITS_512_LANES: usize = 10;
+
+/// The most key bits for groups of `lanes`.
 fn most_key_bits(lanes: usize) -> usize {
-    if lanes >= 512 { 10 } else { MOST_KEY_BITS }
+    if lanes >= 512 { MOST_KEY_BITS_512_LANES } else { MOST_KEY_BITS }
 }
 
-// The permutation maps the key's bits to its index in a `u16`.
-const _: () = assert!(MOST_KEY_BITS <= 16);
+// The permutation maps the key's bits to its index in a `u16`, and a `Key` has room for
+// `MOST_KEY_BITS`.
+const _: () = assert!(MOST_KEY_BITS <= 16 && MOST_KEY_BITS_512_LANES <= MOST_KEY_BITS);
 
 /// The bitsets of each list whose bits order the key.
 const CROWDING_SAMPLE: usize = 256;
@@ -116,8 +119,9 @@ mod tests {
         assert!(key.bits().iter().all(|&bit| live >> bit & 1 == 1), "{key:?}");
         assert!(key.bits().iter().all(|&bit| bit < 12), "the crowded bits: {key:?}");
         let longer = bitsets(300_000, 30, 150, 3);
-        assert_eq!(choose(512, &longer, &queries, live).bits().len(), 10, "512 lanes");
-        assert_eq!(choose(256, &longer, &queries, live).bits().len(), 12, "256 lanes");
+        let bits_for = |lanes| choose(lanes, &longer, &queries, live).bits().len();
+        assert_eq!(bits_for(512), MOST_KEY_BITS_512_LANES, "512 lanes");
+        assert_eq!(bits_for(256), MOST_KEY_BITS, "256 lanes");
         assert_eq!(choose(512, &stored[..512], &queries, live), Key::default(), "one group");
         assert_eq!(choose(512, &stored, &queries[..2], live), Key::default(), "few queries");
     }
