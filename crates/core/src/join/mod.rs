@@ -215,7 +215,8 @@ impl Join {
     /// whose rows alternate between the halves, which leaves the queens of each half the
     /// farthest apart. The walk builds that row set's half-boards without counting their
     /// pairs, and stops as soon as it holds more than `limit` bytes, returning the most it
-    /// held.
+    /// held. Its split's tail tables come from the cache, so that the count after it does
+    /// not build them a second time while its other threads wait.
     fn probe_bytes(&self, limit: usize) -> usize {
         let mut split = self.geometry.first_split();
         split.reflect = false;
@@ -224,7 +225,7 @@ impl Join {
         let west: Vec<u8> = rows.iter().step_by(2).take(split.quota().west).copied().collect();
         let side = |row| if west.contains(row) { Side::West } else { Side::East };
         let decided = split.order.iter().map(side).collect();
-        let tails = Tails::build(&self.geometry, &split, self.budget.tail_rows);
+        let tails = self.tails_of(&split);
         let key = Key { split, decided, first_columns: PerSide::default() };
         let mut walk = Walk::new(&self.geometry, &self.budget, &key, &tails, Probe { limit });
         walk.run();
