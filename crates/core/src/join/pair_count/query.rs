@@ -153,6 +153,12 @@ fn count_free_avx512_256<const CHUNK: u32, const CHUNKS: usize>(
 }
 
 /// The query loop of 256 lanes, a function of its own as [`count_free_avx512`] is.
+///
+/// AVX2 has no vector popcount: a byte's is looked up by nibbles with two byte shuffles,
+/// which took more instructions per query than its lookups. So four queries' lanes are
+/// first added in carry-save adders, bit-sliced (a vector of ones, one of twos, and the
+/// fours that carry out), and only the fours are counted by nibbles, once per four
+/// queries; the ones and twos left are counted at the end.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 fn count_free_avx2<const CHUNK: u32, const CHUNKS: usize>(
@@ -164,30 +170,57 @@ fn count_free_avx2<const CHUNK: u32, const CHUNKS: usize>(
     let mask = (1u64 << CHUNK) - 1;
     // SAFETY: `Lanes<4>` is 32 bytes, one whole vector; the load needs no alignment.
     let load = |lanes: &Lanes<4>| unsafe { _mm256_loadu_si256((&raw const lanes.0).cast()) };
-    // AVX2 has no vector popcount: each byte's is looked up by nibbles with a byte
-    // shuffle, and the bytes' counts summed in place for as many queries as a byte can
-    // hold (8 each) before they are widened.
+    let free = |query: u64| {
+        let mut free = load(&tables[0].0[(query & mask) as usize]);
+        for (chunk, table) in tables.iter().enumerate().skip(1) {
+            let entry = load(&table.0[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
+            free = _mm256_and_si256(free, entry);
+        }
+        free
+    };
     let nibble = _mm256_set1_epi8(0x0f);
-    let ones = _mm256_setr_epi8(
+    let ones_in_nibble = _mm256_setr_epi8(
         0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
         3, 4,
     );
-    let mut found = _mm256_setzero_si256();
-    for block in queries.chunks(31) {
-        let mut bytes = _mm256_setzero_si256();
-        for &query in block {
-            let mut free = load(&tables[0].0[(query & mask) as usize]);
-            for (chunk, table) in tables.iter().enumerate().skip(1) {
-                let entry = load(&table.0[((query >> (CHUNK as usize * chunk)) & mask) as usize]);
-                free = _mm256_and_si256(free, entry);
-            }
-            let low = _mm256_shuffle_epi8(ones, _mm256_and_si256(free, nibble));
-            let high =
-                _mm256_shuffle_epi8(ones, _mm256_and_si256(_mm256_srli_epi16::<4>(free), nibble));
-            bytes = _mm256_add_epi8(bytes, _mm256_add_epi8(low, high));
+    // Each byte's set bits, 0 to 8.
+    let ones_in_bytes = |lanes: __m256i| {
+        let low = _mm256_shuffle_epi8(ones_in_nibble, _mm256_and_si256(lanes, nibble));
+        let high = _mm256_and_si256(_mm256_srli_epi16::<4>(lanes), nibble);
+        _mm256_add_epi8(low, _mm256_shuffle_epi8(ones_in_nibble, high))
+    };
+    // The sum of three bit-sliced digits: (carry, sum).
+    let add = |a: __m256i, b: __m256i, c: __m256i| {
+        let odd = _mm256_xor_si256(a, b);
+        let carry = _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(odd, c));
+        (carry, _mm256_xor_si256(odd, c))
+    };
+    let zero = _mm256_setzero_si256();
+    let (mut ones, mut twos) = (zero, zero);
+    let (mut fours, mut rest) = (zero, zero);
+    // 31 fours of queries per block, so that a byte's count of fours (8 at most each)
+    // stays below 256 before it is widened.
+    for block in queries.chunks(4 * 31) {
+        let mut bytes = zero;
+        let mut quads = block.chunks_exact(4);
+        for quad in &mut quads {
+            let (twos_a, ones_a) = add(ones, free(quad[0]), free(quad[1]));
+            let (twos_b, ones_b) = add(ones_a, free(quad[2]), free(quad[3]));
+            let (four, twos_c) = add(twos, twos_a, twos_b);
+            (ones, twos) = (ones_b, twos_c);
+            bytes = _mm256_add_epi8(bytes, ones_in_bytes(four));
         }
-        found = _mm256_add_epi64(found, _mm256_sad_epu8(bytes, _mm256_setzero_si256()));
+        fours = _mm256_add_epi64(fours, _mm256_sad_epu8(bytes, zero));
+        let left = quads
+            .remainder()
+            .iter()
+            .fold(zero, |left, &query| _mm256_add_epi8(left, ones_in_bytes(free(query))));
+        rest = _mm256_add_epi64(rest, _mm256_sad_epu8(left, zero));
     }
+    let twice = _mm256_add_epi8(ones_in_bytes(twos), ones_in_bytes(twos));
+    let last = _mm256_add_epi8(twice, ones_in_bytes(ones));
+    rest = _mm256_add_epi64(rest, _mm256_sad_epu8(last, zero));
+    let found = _mm256_add_epi64(_mm256_slli_epi64::<2>(fours), rest);
     let mut words = [0u64; 4];
     // SAFETY: `words` is 32 bytes, one whole vector; the store needs no alignment.
     unsafe { _mm256_storeu_si256((&raw mut words).cast(), found) };
