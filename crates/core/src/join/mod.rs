@@ -543,6 +543,15 @@ mod tests {
     }
 
     #[test]
+    fn the_count_uses_the_tail_tables_the_probe_built() {
+        let join = Join::new(12, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        join.bytes_per_thread(u64::MAX).unwrap();
+        let split = join.geometry.first_split();
+        let probed = join.tails.get(split.centre, || panic!("the probe left no tables"));
+        assert!(Arc::ptr_eq(&probed, &join.tails_of(&split)));
+    }
+
+    #[test]
     fn tasks_of_the_splits_the_cache_holds_build_no_tables() {
         let join = Join::new(13, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
         let splits = join.geometry.splits();
