@@ -55,7 +55,8 @@ impl fmt::Display for NotPrinted {
 impl std::error::Error for NotPrinted {}
 
 /// Prints `printed` on stdout. Where stdout is closed or fails, the error is a
-/// [`NotPrinted`] carrying `result`, the same result as one line of text.
+/// [`NotPrinted`] carrying `result`, the same result as one line: the JSON itself where
+/// `printed` is JSON, so that a script can still take it from stderr.
 pub(crate) fn print_result(printed: &str, result: &str) -> anyhow::Result<()> {
     let written = if STDOUT_CLOSED.load(Ordering::Relaxed) {
         Err(io::Error::new(io::ErrorKind::BrokenPipe, "stdout is closed"))

@@ -155,11 +155,10 @@ impl CountReport {
     }
 
     /// Prints the report on stdout, as JSON or as text; where stdout fails, the error
-    /// carries the text.
+    /// carries the same line, since a shard's JSON holds what `merge` needs.
     pub(crate) fn print(&self, json: bool) -> anyhow::Result<()> {
-        let text = self.text();
-        let printed = if json { self.json()? } else { text.clone() };
-        output::print_result(&format!("{printed}\n"), &text)
+        let printed = if json { self.json()? } else { self.text() };
+        output::print_result(&format!("{printed}\n"), &printed)
     }
 
     /// One JSON object.

@@ -139,11 +139,30 @@ fn commands_with_results(dir: &Path) -> Vec<(Vec<String>, &'static str)> {
     merge_json.push("--json".to_owned());
     vec![
         (owned(&["count", "12"]), TWELVE),
-        (owned(&["count", "12", "--json"]), TWELVE),
+        (owned(&["count", "12", "--json"]), TWELVE_JSON),
         (merge, TWELVE),
-        (merge_json, TWELVE),
+        (merge_json, TWELVE_JSON),
         (owned(&["estimate", "10", "--progress", "never"]), "N=10 method="),
+        (owned(&["estimate", "10", "--progress", "never", "--json"]), "{\"n\":10,"),
     ]
+}
+
+/// How the JSON of `count 12` starts.
+const TWELVE_JSON: &str = "{\"n\":12,\"method\":\"eightfold\"";
+
+#[test]
+fn a_shard_whose_stdout_fails_can_still_be_merged_from_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = || Stdio::from(File::options().write(true).open("/dev/full").unwrap());
+    let lost = nqueens().args(["count", "12", "--shard", "0/2", "--json"]).stdout(full()).output();
+    let line = one_line(&lost.unwrap());
+    let (_, json) = line.split_once("; the result: ").expect(&line);
+    let rescued = dir.path().join("rescued.json");
+    fs::write(&rescued, json).unwrap();
+    let other = &shard_files(dir.path())[1];
+    let merged = nqueens().args(["merge", rescued.to_str().unwrap(), other]).output().unwrap();
+    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
+    assert!(String::from_utf8_lossy(&merged.stdout).starts_with(TWELVE));
 }
 
 /// Runs every command that prints a result with the stdout `broken` makes, and checks

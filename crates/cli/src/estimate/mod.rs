@@ -215,10 +215,15 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         cluster,
         host: Host::this(),
     };
-    let text = estimate.text();
-    let printed =
-        if args.json { format!("{}\n", serde_json::to_string(&estimate)?) } else { text.clone() };
-    output::print_result(&printed, &text.trim_end().replace('\n', "; "))?;
+    let (printed, result) = if args.json {
+        let json = serde_json::to_string(&estimate)?;
+        (format!("{json}\n"), json)
+    } else {
+        let text = estimate.text();
+        let result = text.trim_end().replace('\n', "; ");
+        (text, result)
+    };
+    output::print_result(&printed, &result)?;
     Ok(ExitCode::SUCCESS)
 }
 
