@@ -32,6 +32,7 @@ const CHANNEL_CAPACITY: usize = 256;
 const TASK_DEPTH: usize = 2;
 
 pub(crate) fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
+    crate::signals::end_at_once("listing solutions")?;
     let enumeration = Enumeration::new(args.n, args.unique)?;
     if args.format == Format::Board {
         show::check_drawable(args.n)?;

@@ -29,6 +29,7 @@ mod spec;
 mod unique;
 mod verify;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{FromArgMatches, error::ErrorKind};
@@ -41,8 +42,15 @@ fn main() -> ExitCode {
     let cli = match cli::build_command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => cli,
         Err(err) if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-            let _ = err.print();
-            return ExitCode::SUCCESS;
+            let asked = err.render().to_string();
+            return match output::stdout().and_then(|mut out| Ok(out.write_all(asked.as_bytes())?)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) if show::reader_left(&error) => ExitCode::SUCCESS,
+                Err(error) => {
+                    say!("{}: {error:#}", output::STDOUT_FAILED);
+                    ExitCode::from(exit::FAILURE)
+                }
+            };
         }
         Err(err) if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = err.print();

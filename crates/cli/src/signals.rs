@@ -1,7 +1,9 @@
-//! Ctrl-C (SIGINT) and SIGTERM, for the subcommands that run long. The first signal raises
+//! Ctrl-C (SIGINT) and SIGTERM. For the subcommands that count, the first signal raises
 //! a flag: the runners (the count's, its audit's and the rotation-fixed counts') stop at
 //! their next step, and the count's saves its checkpoint. A second signal ends the process
-//! at once. Either way the exit status is 128 + the signal.
+//! at once. The subcommands that stream what they find have nothing to save, and end at the
+//! first ([`end_at_once`]). Either way the exit status is 128 + the signal, after one line
+//! on stderr.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -9,8 +11,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use anyhow::Context;
 use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals as Received;
 
 use crate::exit;
+use crate::output::say;
 
 /// The handlers' flags: whether to stop, and the signal that said so.
 #[derive(Debug)]
@@ -52,4 +56,19 @@ impl Signals {
             signal => exit::after_signal(signal as i32),
         }
     }
+}
+
+/// Ends the process at the first SIGINT or SIGTERM, saying what it was `doing`: for the
+/// subcommands with no state to save, whose output so far is already the user's.
+pub(crate) fn end_at_once(doing: &'static str) -> anyhow::Result<()> {
+    let mut received =
+        Received::new([SIGINT, SIGTERM]).context("cannot install a signal handler")?;
+    std::thread::spawn(move || {
+        if let Some(signal) = received.forever().next() {
+            let name = if signal == SIGINT { "SIGINT" } else { "SIGTERM" };
+            say!("stopped by {name} while {doing}");
+            std::process::exit(128 + signal);
+        }
+    });
+    Ok(())
 }

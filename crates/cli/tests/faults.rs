@@ -449,3 +449,33 @@ fn verify_calls_input_that_is_not_text_a_usage_error() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(one_line(&output), "nqueens: line 2: not UTF-8 text\n");
 }
+
+#[test]
+fn a_signal_ends_a_listing_or_a_search_with_one_line_and_128_plus_its_number() {
+    let runs: [(&[&str], &str, i32, &str); 2] = [
+        (&["list", "20"], "-INT", 130, "stopped by SIGINT while listing solutions"),
+        (&["solve", "10000000", "--random", "--seed", "1"], "-TERM", 143, "stopped by SIGTERM"),
+    ];
+    for (args, signal, status, said) in runs {
+        let mut child =
+            nqueens().args(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        wait_for_signal_handlers(&child);
+        send(&child, signal);
+        let ended = wait_at_most(&mut child, Duration::from_secs(30));
+        let mut log = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut log).unwrap();
+        assert_eq!(ended.code(), Some(status), "{args:?}: {log}");
+        assert_eq!(log.lines().count(), 1, "{args:?}: {log}");
+        assert!(log.starts_with(&format!("nqueens: {said}")), "{args:?}: {log}");
+    }
+}
+
+#[test]
+fn help_and_version_that_stdout_cannot_take_exit_1() {
+    for args in [&["--help"][..], &["count", "-h"], &["--version"]] {
+        let full = File::options().write(true).open("/dev/full").unwrap();
+        let output = nqueens().args(args).stdout(full).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert!(one_line(&output).starts_with("nqueens: cannot write to stdout"), "{args:?}");
+    }
+}
