@@ -64,14 +64,27 @@ pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The 0-based columns of one line of standard input: a JSON object with `columns` (as
-/// `--json` and `--format json` print), or columns from 1; `None` for a blank line.
+/// `--json` and `--format json` print; its `n`, where it has one, must agree), or columns
+/// from 1; `None` for a blank line.
 fn parse_line(text: &str) -> Result<Option<Vec<usize>>, String> {
     if !text.trim_start().starts_with('{') {
         return parse(text);
     }
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not a JSON object: {e}"))?;
-    let columns = value["columns"].as_array().ok_or("a JSON object without \"columns\"")?;
+    let columns = match &value["columns"] {
+        serde_json::Value::Null => return Err("a JSON object without \"columns\"".to_owned()),
+        serde_json::Value::Array(columns) if columns.is_empty() => {
+            return Err("a JSON object with no columns".to_owned());
+        }
+        serde_json::Value::Array(columns) => columns,
+        other => return Err(format!("\"columns\" is {other}, not a list of columns")),
+    };
+    match &value["n"] {
+        serde_json::Value::Null => {}
+        n if n.as_u64() == Some(columns.len() as u64) => {}
+        n => return Err(format!("\"n\" is {n}, but \"columns\" holds {}", columns.len())),
+    }
     let columns = columns
         .iter()
         .map(|column| {
@@ -80,7 +93,7 @@ fn parse_line(text: &str) -> Result<Option<Vec<usize>>, String> {
             })
         })
         .collect::<Result<Vec<usize>, String>>()?;
-    Ok((!columns.is_empty()).then_some(columns))
+    Ok(Some(columns))
 }
 
 /// Whether a line is a row of a drawn board: cells of `Q` and `.`, between spaces.
@@ -143,6 +156,7 @@ fn parse(text: &str) -> Result<Option<Vec<usize>>, String> {
         .filter(|token| !token.is_empty())
         .map(|token| {
             token.parse::<usize>().ok().and_then(|column| column.checked_sub(1)).ok_or_else(|| {
+                let token = token.escape_debug();
                 format!("'{token}' is not a column (columns are whole numbers counted from 1)")
             })
         })
@@ -193,6 +207,22 @@ mod tests {
         assert_eq!(parse_line(r#"{"n":4,"columns":[2,4,1,3]}"#), Ok(Some(vec![1, 3, 0, 2])));
         assert!(parse_line(r#"{"n":4}"#).unwrap_err().contains("without"));
         assert!(parse_line(r#"{"columns":[0]}"#).unwrap_err().contains("not a column"));
+        assert_eq!(parse_line(r#"{"columns":[1]}"#), Ok(Some(vec![0])), "n is optional");
+    }
+
+    #[test]
+    fn json_objects_whose_columns_are_wrong_or_disagree_with_n_are_refused() {
+        let refused = |line: &str| parse_line(line).unwrap_err();
+        assert!(refused(r#"{"n":5,"columns":[2,4,1,3]}"#).contains(r#""n" is 5"#));
+        assert!(refused(r#"{"n":"4","columns":[2,4,1,3]}"#).contains(r#""n" is "4""#));
+        assert!(refused(r#"{"n":8,"columns":[]}"#).contains("no columns"));
+        assert!(refused(r#"{"columns":"2 4 1 3"}"#).contains("not a list of columns"));
+    }
+
+    #[test]
+    fn control_characters_in_a_refused_column_are_escaped() {
+        let refused = parse("2 \u{0} 3").unwrap_err();
+        assert!(refused.contains(r"'\0'"), "{refused}");
     }
 
     /// Each case parses one line: a few hundred take milliseconds.
