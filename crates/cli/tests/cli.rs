@@ -80,6 +80,22 @@ fn an_estimate_that_descends_predicts_the_work_with_its_model_error() {
 }
 
 #[test]
+fn a_cluster_adds_its_prediction_and_leaves_the_machines_sample_alone() {
+    // The cluster's list of 500 machines is about a hundred times finer than the count's.
+    let sampled = |cores: &[&str]| {
+        let mut args = vec!["estimate", "17", "--threads", "2", "--json"];
+        args.extend_from_slice(cores);
+        let value = json(&args);
+        (value["depth"].clone(), value["sampled_list_tasks"].clone(), value["cluster"].clone())
+    };
+    let (depth, list, cluster) = sampled(&[]);
+    assert!(cluster.is_null());
+    let (depth_with, list_with, cluster) = sampled(&["--cores", "1000"]);
+    assert_eq!((depth_with, list_with), (depth, list));
+    assert_eq!(cluster["processes"], 500);
+}
+
+#[test]
 fn estimate_json_has_the_documented_shape() {
     for method in ["join", "eightfold"] {
         let value = json(&[

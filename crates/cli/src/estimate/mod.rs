@@ -10,6 +10,7 @@
 //! ([`descent`]); where a sample of whole tasks would then cost under 15 seconds, it is
 //! taken too, and the one with the narrower interval is reported.
 
+use std::num::NonZeroUsize;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -67,14 +68,6 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let plan = check_memory(problem, threads, args.board.max_memory)?;
     let problem = plan.problem;
     let count = RunSpec::new(problem.clone(), None, Sharing::Alone { threads })?;
-    let cluster = args
-        .cores
-        .map(|cores| {
-            let processes = cores.get().div_ceil(threads);
-            RunSpec::new(problem.clone(), None, Sharing::Shared { processes })
-                .map(|spec| (cores.get(), processes, spec))
-        })
-        .transpose()?;
     // A count builds its task list and checks its memory before its first task.
     let setup_s = started.elapsed().as_secs_f64();
     let options = SampleOptions {
@@ -98,21 +91,18 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     // check's probe has freed its lists by now.
     let memory_before = memory::resident_bytes();
     let list = sampled_tasks(&problem, count.tasks.len(), count.identity.depth)?;
-    let deepest = match &cluster {
-        Some((_, _, spec)) if spec.identity.depth > list.depth => {
-            Listed { depth: spec.identity.depth, tasks: spec.tasks.clone() }
-        }
-        _ => Listed { depth: list.depth, tasks: list.tasks.clone() },
-    };
     let has_parts = match list.tasks.first() {
         Some(task) => !problem.parts(task, false)?.is_empty(),
         None => false,
     };
+    // The machine's own list is sampled whatever `--cores` asks, so that the cluster's
+    // prediction adds a line and changes none.
     let sample = if has_parts {
-        let Some(descents) = Descents::take(&problem, &deepest.tasks, options, &signals)? else {
+        let own = Listed { depth: list.depth, tasks: list.tasks.clone() };
+        let Some(descents) = Descents::take(&problem, &own.tasks, options, &signals)? else {
             return Ok(stopped(&signals));
         };
-        let descended = Sample::of_descents(deepest, descents, threads, problem.n());
+        let descended = Sample::of_descents(own, descents, threads, problem.n());
         // Where a sample of whole tasks is cheap, it is taken too: a row set walked alone
         // pays set-up that a task shares, which weighs on small boards (N = 19: 2.0 times
         // the count from row sets, 1.06 from whole tasks). But a few whole tasks can miss
@@ -126,7 +116,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             * descended.work.expected
             / threads as f64;
         let cheap = whole_cost <= MOST_SAMPLE_TIME.as_secs_f64() / 8.0;
-        if cheap && descended.depth == list.depth && args.descend.is_none() {
+        if cheap && args.descend.is_none() {
             let Some(whole) = Sample::take(&problem, list, options, &signals)? else {
                 return Ok(stopped(&signals));
             };
@@ -144,16 +134,37 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         };
         whole
     };
+    // Whole tasks hold what the count's threads will; taken before any sample of a
+    // cluster's list, whose tasks are not the count's. Descents time a few row sets or
+    // parts of them, seldom the largest, which is what a count's worker holds at its
+    // peak: the engine predicts that.
+    let peak_memory_bytes = if sample.descended.is_some() {
+        peak_memory(&problem, threads, memory_before)?
+    } else {
+        memory::peak_resident_bytes().unwrap_or(0)
+    };
     let wall = spread_like(sample.wall_time(&count.tasks, Shard::WHOLE), sample.work, fixed_s);
-    let cluster = match cluster {
+    // The cluster's finer list is built only now, so that the machine's sample and its
+    // peak memory are the count's alone.
+    let cluster = match args.cores.map(NonZeroUsize::get) {
         None => None,
-        Some((cores, processes, spec)) => {
+        Some(cores) => {
+            let processes = cores.div_ceil(threads);
+            let spec = RunSpec::new(problem.clone(), None, Sharing::Shared { processes })?;
             // Where tasks share work, finer tasks cost more in all than the task they
             // refine, so a cluster's deeper list is sampled on its own rather than summed
             // into the count's.
             let own;
             let sample = if spec.identity.depth <= sample.depth {
                 &sample
+            } else if has_parts {
+                let deeper = Listed { depth: spec.identity.depth, tasks: spec.tasks.clone() };
+                let Some(descents) = Descents::take(&problem, &deeper.tasks, options, &signals)?
+                else {
+                    return Ok(stopped(&signals));
+                };
+                own = Sample::of_descents(deeper, descents, threads, problem.n());
+                &own
             } else {
                 let list = sampled_tasks(&problem, spec.tasks.len(), spec.identity.depth)?;
                 let Some(taken) = Sample::take(&problem, list, options, &signals)? else {
@@ -182,14 +193,6 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
                 sampled_tasks: sample.timed,
             })
         }
-    };
-    // Whole tasks hold what the count's threads will. Descents time a few row sets or
-    // parts of them, seldom the largest, which is what a count's worker holds at its
-    // peak: the engine predicts that.
-    let peak_memory_bytes = if sample.descended.is_some() {
-        peak_memory(&problem, threads, memory_before)?
-    } else {
-        memory::peak_resident_bytes().unwrap_or(0)
     };
 
     let estimate = Estimate {
