@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
-use nqueens_core::{Counts, Task};
+use nqueens_core::{Counts, Kernel, Task};
 
 use crate::audit::AuditReport;
 use crate::cli::MergeArgs;
 use crate::exit::{self, usage};
-use crate::output;
+use crate::output::{self, say};
 use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
 use crate::unique;
 
@@ -67,8 +67,16 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let never = Arc::new(AtomicBool::new(false));
     let outcome = unique::finish(&first.run.problem()?, &counts, cpus, never)?
         .context("the rotation-fixed counts stopped unasked")?;
+    let kernel = one_kernel(&shards);
+    let audit = merged_audit(shards.iter().map(|(_, shard, _)| shard.audit.as_ref()));
+    if audit.is_none() && shards.iter().any(|(_, shard, _)| shard.audit.is_some()) {
+        say!(
+            "the merged result reports no audit: not every shard was audited the same way \
+             (the same share and seed); each shard's own report says what its audit found"
+        );
+    }
     let finished = Finished {
-        kernel: first.kernel,
+        kernel,
         threads: shards
             .iter()
             .try_fold(0usize, |sum, (_, s, _)| sum.checked_add(s.threads))
@@ -84,7 +92,7 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             .all(|(_, s, _)| s.host == first.host)
             .then(|| first.host.clone())
             .flatten(),
-        audit: merged_audit(shards.iter().map(|(_, shard, _)| shard.audit.as_ref())),
+        audit,
         by_task: None,
     };
     CountReport::new(first.run.clone(), finished).print(args.json)?;
@@ -140,6 +148,28 @@ fn compare(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
 }
 
 /// The shards' audits as one, if every shard was audited alike: their tasks add up.
+/// The kernel every shard ran on; where they differ, none, after a note naming each.
+fn one_kernel(shards: &[(PathBuf, CountReport, ShardInfo)]) -> Option<Kernel> {
+    let mut by_kernel: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (_, shard, info) in shards {
+        let kernel = shard.kernel.map_or_else(|| "unnamed".to_owned(), |k| k.to_string());
+        by_kernel.entry(kernel).or_default().push(info.index);
+    }
+    if by_kernel.len() == 1 {
+        return shards[0].1.kernel;
+    }
+    let ran: Vec<String> = by_kernel
+        .iter()
+        .map(|(kernel, indices)| {
+            let indices: Vec<String> = indices.iter().map(ToString::to_string).collect();
+            let shards = if indices.len() == 1 { "shard" } else { "shards" };
+            format!("{kernel} ({shards} {})", indices.join(", "))
+        })
+        .collect();
+    say!("the shards ran on different kernels, so the result names none: {}", ran.join("; "));
+    None
+}
+
 fn merged_audit<'a>(audits: impl Iterator<Item = Option<&'a AuditReport>>) -> Option<AuditReport> {
     audits.map(|audit| audit.cloned()).reduce(|merged, audit| match (merged, audit) {
         (Some(merged), Some(audit))

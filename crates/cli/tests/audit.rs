@@ -96,6 +96,16 @@ fn audited_shards_merge_with_their_audits_added_up() {
     assert_eq!(total(&merged), known_counts(13).0);
     assert_eq!(merged["audit"]["tasks"].as_u64(), Some(shard_tasks));
     assert_eq!(merged["audit"]["agreed"].as_u64(), Some(shard_tasks));
+
+    // Shard 1 again without its audit: the merge reports none, and says why.
+    let unaudited = nqueens(&["count", "13", "--shard", "1/2", "--json"]);
+    fs::write(&files[1], &unaudited.stdout).unwrap();
+    let output = nqueens(&["merge", "--json", &files[0], &files[1]]);
+    let merged: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(total(&merged), known_counts(13).0);
+    assert_eq!(merged["audit"], Value::Null, "{merged}");
+    let note = String::from_utf8_lossy(&output.stderr);
+    assert!(note.contains("reports no audit: not every shard was audited"), "{note}");
 }
 
 #[test]
