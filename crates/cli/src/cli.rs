@@ -42,9 +42,22 @@ pub(crate) enum Command {
     Merge(MergeArgs),
     /// Print a shell's completion script for nqueens (bash, zsh, fish, elvish, powershell).
     Completions(CompletionsArgs),
-    /// Print the manual page of nqueens, in roff (`nqueens man | man -l -`).
-    Man,
+    /// Print the manual page of nqueens or of one subcommand, in roff (`nqueens man count |
+    /// man -l -`).
+    Man(ManArgs),
 }
+
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// The subcommand whose page to print (nqueens-count(1) and so on); without it, the
+    /// page of nqueens itself.
+    #[arg(value_parser = MAN_PAGES)]
+    pub(crate) subcommand: Option<String>,
+}
+
+/// The subcommands with a page of their own: every one but `help`.
+const MAN_PAGES: [&str; 8] =
+    ["count", "estimate", "solve", "list", "verify", "merge", "completions", "man"];
 
 #[derive(Debug, Args)]
 pub(crate) struct CompletionsArgs {
@@ -402,8 +415,8 @@ pub(crate) struct VerifyArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct MergeArgs {
-    /// The shard results, as `nqueens count --shard I/M --json` prints them; `-` reads one
-    /// from standard input.
+    /// The shard results, as `nqueens count --shard I/M --json` prints them; `-` reads
+    /// every result on standard input.
     #[arg(required = true, value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
 
@@ -468,6 +481,18 @@ mod tests {
     #[test]
     fn verify_app() {
         super::build_command().debug_assert();
+    }
+
+    #[test]
+    fn every_subcommand_but_help_has_a_man_page() {
+        let mut command = super::build_command();
+        command.build();
+        let named: Vec<&str> = command
+            .get_subcommands()
+            .map(clap::Command::get_name)
+            .filter(|&name| name != "help")
+            .collect();
+        assert_eq!(named, super::MAN_PAGES);
     }
 
     #[test]

@@ -13,6 +13,18 @@ use std::process::ExitCode;
 use nqueens_core::Error as EngineError;
 use nqueens_scheduler::{CheckpointError, RunError};
 
+/// The convention above, for `--help` and the manual page.
+pub(crate) const STATUSES: [(&str, &str); 4] = [
+    ("0", "success"),
+    (
+        "1",
+        "a failure at run time: a file that cannot be read or written, a stdout that takes no \
+         output, a stale checkpoint, a failed audit; for verify, a placement that is no solution",
+    ),
+    ("2", "a usage error: anything wrong with what the command line or the input asks"),
+    ("130, 143", "stopped by SIGINT or SIGTERM (128 + the signal)"),
+];
+
 /// A failure at run time.
 pub(crate) const FAILURE: u8 = 1;
 

@@ -94,6 +94,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Verify(args) => verify::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Completions(args) => manual::completions(&args),
-        Command::Man => manual::man(),
+        Command::Man(args) => manual::man(&args),
     }
 }

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::cli::{self, CompletionsArgs};
-use crate::output;
+use crate::cli::{self, CompletionsArgs, ManArgs};
+use crate::{exit, output};
 
 pub(crate) fn completions(args: &CompletionsArgs) -> anyhow::Result<ExitCode> {
     let mut command = cli::build_command();
@@ -16,10 +16,38 @@ pub(crate) fn completions(args: &CompletionsArgs) -> anyhow::Result<ExitCode> {
     write_out(&script)
 }
 
-pub(crate) fn man() -> anyhow::Result<ExitCode> {
+pub(crate) fn man(args: &ManArgs) -> anyhow::Result<ExitCode> {
+    let mut command = cli::build_command();
+    // Built, a subcommand knows its page's name (nqueens-count) and its full usage.
+    command.build();
+    let command = match &args.subcommand {
+        Some(name) => command
+            .find_subcommand(name)
+            .cloned()
+            .with_context(|| format!("no subcommand {name}"))?,
+        None => command,
+    };
     let mut page = Vec::new();
-    clap_mangen::Man::new(cli::build_command()).render(&mut page).context("rendering the page")?;
-    write_out(&page)
+    let source = format!("nqueens {}", env!("CARGO_PKG_VERSION"));
+    clap_mangen::Man::new(command)
+        .source(source)
+        .render(&mut page)
+        .context("rendering the page")?;
+    let page = String::from_utf8(page).context("rendering the page")?;
+    write_out(with_exit_status(&page).as_bytes())
+}
+
+/// `page` with a section on the exit statuses, which every subcommand shares, before its
+/// version (or at its end).
+fn with_exit_status(page: &str) -> String {
+    let mut section = String::from(".SH \"EXIT STATUS\"\n");
+    for (status, meaning) in exit::STATUSES {
+        section += &format!(".TP\n{status}\n{}\n", meaning.replace('-', "\\-"));
+    }
+    match page.find(".SH VERSION") {
+        Some(at) => format!("{}{section}{}", &page[..at], &page[at..]),
+        None => format!("{page}{section}"),
+    }
 }
 
 fn write_out(bytes: &[u8]) -> anyhow::Result<ExitCode> {

@@ -144,6 +144,20 @@ fn completions_and_the_manual_hold_every_subcommand_and_flag() {
 }
 
 #[test]
+fn every_page_the_manual_names_exists_and_says_the_exit_statuses() {
+    let page = stdout(&nqueens(&["man"]));
+    for subcommand in ["count", "estimate", "solve", "list", "verify", "merge", "completions"] {
+        assert!(page.contains(&format!("nqueens\\-{subcommand}(1)")), "{subcommand}");
+        let own = stdout(&nqueens(&["man", subcommand]));
+        assert!(own.contains(&format!(".TH nqueens-{subcommand} 1")), "{own}");
+        assert!(own.contains(".SH \"EXIT STATUS\""), "{subcommand}");
+        let flag = if subcommand == "count" { "checkpoint" } else { "help" };
+        assert!(own.contains(&format!("\\-\\-{flag}")), "{subcommand}: {flag}");
+    }
+    assert!(page.contains(".SH \"EXIT STATUS\"\n.TP\n0\n"), "{page}");
+}
+
+#[test]
 fn merge_reads_shards_from_standard_input() {
     let shard = |index: &str| {
         let output = nqueens(&["count", "10", "--shard", index, "--json", "--threads", "1"]);
