@@ -210,7 +210,7 @@ impl Descents {
                 })
                 .collect()
         };
-        let display = SampleDisplay::new(progress);
+        let display = SampleDisplay::new(progress, "descent", "of the time allowed", 1.0);
         let strata = Strata::of(list.len());
         let least = LEAST_PER_STRATUM * strata.sizes.len();
         // Small batches, so that the time limit is kept however long a piece takes; the
@@ -260,7 +260,7 @@ impl Descents {
                 .filter(|(work, _)| work.expected > 0.0)
                 .map_or(1.0, |(work, _)| (work.high - work.expected) / work.expected);
             let share = session.as_secs_f64() / MOST_DESCENT_TIME.as_secs_f64();
-            display.show(timed.len(), session, share * sample::SAMPLE_SHARE);
+            display.show(timed.len(), session, share);
             if precision <= ENOUGH_PRECISION || session >= MOST_DESCENT_TIME || next == draws.len()
             {
                 return Ok(Vec::new());

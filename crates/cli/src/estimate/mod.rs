@@ -529,7 +529,7 @@ fn time_sample(
     .threads(threads)
     .stop_flag(signals.flag());
 
-    let display = SampleDisplay::new(progress);
+    let display = SampleDisplay::new(progress, "task", "of the predicted work", SAMPLE_SHARE);
     let tasks = list.len();
     // The warm-up tasks are the last the sample would draw, so a sample that ends before
     // them is no less random. A list too short to spare them gets none.

@@ -43,42 +43,80 @@ pub(super) fn strata(tasks: usize) -> usize {
 pub(super) struct SampleDisplay {
     bar: Option<ProgressBar>,
     log: bool,
+    /// What is timed (`task`, `descent`), and what the share is a share of.
+    timed: &'static str,
+    share_of: &'static str,
+    /// The share at which the sample has all it aims at: the bar's end.
+    aim: f64,
     /// When the log last printed a line: one every [`LOG_EVERY`] at most.
     logged: Cell<Option<Instant>>,
+    /// The latest state, and whether the log has printed it: the last line says where the
+    /// sample ended.
+    latest: Cell<(usize, Duration, f64)>,
+    latest_logged: Cell<bool>,
 }
 
 /// How often the sample's log prints a line, like a count's.
 const LOG_EVERY: Duration = Duration::from_secs(5);
 
 impl SampleDisplay {
-    pub(super) fn new(mode: ProgressMode) -> SampleDisplay {
+    /// A display of `timed`s (in the singular), with a share `share_of` something, of
+    /// which the sample aims at `aim`.
+    pub(super) fn new(
+        mode: ProgressMode,
+        timed: &'static str,
+        share_of: &'static str,
+        aim: f64,
+    ) -> SampleDisplay {
         let shown = shown_as(mode);
         let bar = (shown == Shown::Bar).then(|| {
             let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
             bar.set_style(progress::sample_style());
             bar
         });
-        SampleDisplay { bar, log: shown == Shown::Log, logged: Cell::new(None) }
+        SampleDisplay {
+            bar,
+            log: shown == Shown::Log,
+            timed,
+            share_of,
+            aim,
+            logged: Cell::new(None),
+            latest: Cell::new((0, Duration::ZERO, 0.0)),
+            latest_logged: Cell::new(true),
+        }
     }
 
     pub(super) fn show(&self, timed: usize, session: Duration, share: f64) {
-        let message = format!("{} timed", plural(timed, "task"));
+        self.latest.set((timed, session, share));
         if let Some(bar) = &self.bar {
-            bar.set_position((1000.0 * share / SAMPLE_SHARE).min(1000.0) as u64);
-            bar.set_message(message);
-        } else if self.log && self.logged.get().is_none_or(|at| at.elapsed() >= LOG_EVERY) {
-            self.logged.set(Some(Instant::now()));
-            say!(
-                "sampling: {message}, {:.1}% of the predicted work, {:.0}s",
-                100.0 * share,
-                session.as_secs_f64()
-            );
+            bar.set_position((1000.0 * share / self.aim).min(1000.0) as u64);
+            bar.set_message(format!("{} timed", plural(timed, self.timed)));
+        } else if self.log {
+            let due = self.logged.get().is_none_or(|at| at.elapsed() >= LOG_EVERY);
+            if due {
+                self.logged.set(Some(Instant::now()));
+                self.log_latest();
+            }
+            self.latest_logged.set(due);
         }
+    }
+
+    fn log_latest(&self) {
+        let (timed, session, share) = self.latest.get();
+        say!(
+            "sampling: {} timed, {:.1}% {}, {:.0}s",
+            plural(timed, self.timed),
+            100.0 * share,
+            self.share_of,
+            session.as_secs_f64()
+        );
     }
 
     pub(super) fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        } else if self.log && !self.latest_logged.get() {
+            self.log_latest();
         }
     }
 }
