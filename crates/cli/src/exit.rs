@@ -2,7 +2,8 @@
 //!
 //! - 0: success.
 //! - 1: a failure at run time (a file that cannot be read or written, a stdout that takes
-//!   no output, a checkpoint left stale), or, for `verify`, a placement that is no solution.
+//!   no output, a checkpoint left stale, a failed audit), or, for `verify`, a placement that
+//!   is no solution, and for `merge --compare`, tasks whose counts differ.
 //! - 2: a usage error: anything wrong with what the command line asks, whether clap or a
 //!   later check finds it.
 //! - 128 + signal: stopped by a signal (130 for Ctrl-C, 143 for SIGTERM).
@@ -13,13 +14,14 @@ use std::process::ExitCode;
 use nqueens_core::Error as EngineError;
 use nqueens_scheduler::{CheckpointError, RunError};
 
-/// The convention above, for `--help` and the manual page.
+/// The convention above, in the words of the manual page.
 pub(crate) const STATUSES: [(&str, &str); 4] = [
     ("0", "success"),
     (
         "1",
         "a failure at run time: a file that cannot be read or written, a stdout that takes no \
-         output, a stale checkpoint, a failed audit; for verify, a placement that is no solution",
+         output, a stale checkpoint, a failed audit; for verify, a placement that is no \
+         solution; for merge --compare, tasks whose counts differ",
     ),
     ("2", "a usage error: anything wrong with what the command line or the input asks"),
     ("130, 143", "stopped by SIGINT or SIGTERM (128 + the signal)"),

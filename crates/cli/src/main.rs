@@ -29,7 +29,6 @@ mod spec;
 mod unique;
 mod verify;
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{FromArgMatches, error::ErrorKind};
@@ -42,8 +41,13 @@ fn main() -> ExitCode {
     let cli = match cli::build_command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => cli,
         Err(err) if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-            let asked = err.render().to_string();
-            return match output::stdout().and_then(|mut out| Ok(out.write_all(asked.as_bytes())?)) {
+            // clap prints it, in colour on a terminal; a closed stdout, which the runtime
+            // has reopened on /dev/null, is caught first.
+            let printed = output::stdout().and_then(|out| {
+                drop(out);
+                Ok(err.print()?)
+            });
+            return match printed {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) if show::reader_left(&error) => ExitCode::SUCCESS,
                 Err(error) => {

@@ -67,14 +67,13 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let never = Arc::new(AtomicBool::new(false));
     let outcome = unique::finish(&first.run.problem()?, &counts, cpus, never)?
         .context("the rotation-fixed counts stopped unasked")?;
-    let kernel = one_kernel(&shards);
+    let (kernel, kernels_note) = one_kernel(&shards);
     let audit = merged_audit(shards.iter().map(|(_, shard, _)| shard.audit.as_ref()));
-    if audit.is_none() && shards.iter().any(|(_, shard, _)| shard.audit.is_some()) {
-        say!(
+    let audit_note = (audit.is_none() && shards.iter().any(|(_, shard, _)| shard.audit.is_some()))
+        .then_some(
             "the merged result reports no audit: not every shard was audited the same way \
-             (the same share and seed); each shard's own report says what its audit found"
+             (the same share and seed); each shard's own report says what its audit found",
         );
-    }
     let finished = Finished {
         kernel,
         threads: shards
@@ -96,6 +95,10 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         by_task: None,
     };
     CountReport::new(first.run.clone(), finished).print(args.json)?;
+    // Only after the result, so that a merge that fails says one line.
+    for note in kernels_note.iter().map(String::as_str).chain(audit_note) {
+        say!("{note}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -147,16 +150,15 @@ fn compare(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The shards' audits as one, if every shard was audited alike: their tasks add up.
-/// The kernel every shard ran on; where they differ, none, after a note naming each.
-fn one_kernel(shards: &[(PathBuf, CountReport, ShardInfo)]) -> Option<Kernel> {
+/// The kernel every shard ran on; where they differ, none, and a note naming each.
+fn one_kernel(shards: &[(PathBuf, CountReport, ShardInfo)]) -> (Option<Kernel>, Option<String>) {
     let mut by_kernel: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (_, shard, info) in shards {
         let kernel = shard.kernel.map_or_else(|| "unnamed".to_owned(), |k| k.to_string());
         by_kernel.entry(kernel).or_default().push(info.index);
     }
     if by_kernel.len() == 1 {
-        return shards[0].1.kernel;
+        return (shards[0].1.kernel, None);
     }
     let ran: Vec<String> = by_kernel
         .iter()
@@ -166,10 +168,14 @@ fn one_kernel(shards: &[(PathBuf, CountReport, ShardInfo)]) -> Option<Kernel> {
             format!("{kernel} ({shards} {})", indices.join(", "))
         })
         .collect();
-    say!("the shards ran on different kernels, so the result names none: {}", ran.join("; "));
-    None
+    let note = format!(
+        "the shards ran on different kernels, so the result names none: {}",
+        ran.join("; ")
+    );
+    (None, Some(note))
 }
 
+/// The shards' audits as one, if every shard was audited alike: their tasks add up.
 fn merged_audit<'a>(audits: impl Iterator<Item = Option<&'a AuditReport>>) -> Option<AuditReport> {
     audits.map(|audit| audit.cloned()).reduce(|merged, audit| match (merged, audit) {
         (Some(merged), Some(audit))

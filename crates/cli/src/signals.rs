@@ -2,8 +2,8 @@
 //! a flag: the runners (the count's, its audit's and the rotation-fixed counts') stop at
 //! their next step, and the count's saves its checkpoint. A second signal ends the process
 //! at once. The subcommands that stream what they find have nothing to save, and end at the
-//! first ([`end_at_once`]). Either way the exit status is 128 + the signal, after one line
-//! on stderr.
+//! first ([`end_at_once`]). Either way the exit status is 128 + the signal, and a line on
+//! stderr says why, except after a count's second signal, which ends it at once.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -59,7 +59,8 @@ impl Signals {
 }
 
 /// Ends the process at the first SIGINT or SIGTERM, saying what it was `doing`: for the
-/// subcommands with no state to save, whose output so far is already the user's.
+/// subcommands with no state to save. What their buffers held is lost, as in a death by
+/// the signal; what they wrote before stays written.
 pub(crate) fn end_at_once(doing: &'static str) -> anyhow::Result<()> {
     let mut received =
         Received::new([SIGINT, SIGTERM]).context("cannot install a signal handler")?;

@@ -146,7 +146,8 @@ fn completions_and_the_manual_hold_every_subcommand_and_flag() {
 #[test]
 fn every_page_the_manual_names_exists_and_says_the_exit_statuses() {
     let page = stdout(&nqueens(&["man"]));
-    for subcommand in ["count", "estimate", "solve", "list", "verify", "merge", "completions"] {
+    let pages = ["count", "estimate", "solve", "list", "verify", "merge", "completions", "man"];
+    for subcommand in pages {
         assert!(page.contains(&format!("nqueens\\-{subcommand}(1)")), "{subcommand}");
         let own = stdout(&nqueens(&["man", subcommand]));
         assert!(own.contains(&format!(".TH nqueens-{subcommand} 1")), "{own}");

@@ -479,3 +479,16 @@ fn help_and_version_that_stdout_cannot_take_exit_1() {
         assert!(one_line(&output).starts_with("nqueens: cannot write to stdout"), "{args:?}");
     }
 }
+
+#[test]
+fn a_merge_whose_result_is_lost_says_one_line_whatever_its_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = shard_files(dir.path());
+    let mut shard: Value = serde_json::from_slice(&fs::read(&files[0]).unwrap()).unwrap();
+    shard["kernel"] = Value::from(if shard["kernel"] == "scalar" { "avx2" } else { "scalar" });
+    fs::write(&files[0], shard.to_string()).unwrap();
+    let full = File::options().write(true).open("/dev/full").unwrap();
+    let output = nqueens().arg("merge").args(&files).stdout(full).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(one_line(&output).contains(&format!("; the result: {TWELVE}")));
+}

@@ -272,12 +272,13 @@ impl Descents {
             Ok(handed)
         };
         let report = runner.run_fed(feed, |_| {}).context("the sample failed")?;
-        display.finish();
+        let below_row_sets = parts.unwrap_or(true);
+        let timed = timed_of(&report.result, below_row_sets);
+        let share = report.elapsed.as_secs_f64() / MOST_DESCENT_TIME.as_secs_f64();
+        display.finish(timed.len(), report.elapsed, share);
         if report.finish != Finish::Complete {
             return Ok(None);
         }
-        let below_row_sets = parts.unwrap_or(true);
-        let timed = timed_of(&report.result, below_row_sets);
         let descended_to = if below_row_sets { DescendTo::Parts } else { DescendTo::RowSets };
         let (work, means) = strata.estimate(&timed).context("no part of the sample finished")?;
         Ok(Some(Descents {

@@ -560,9 +560,9 @@ fn time_sample(
         Ok(batch)
     };
     let report = runner.run_fed(feed, |_| {}).context("the sample failed")?;
-    display.finish();
     let seconds = report.elapsed.as_secs_f64();
-    let timed = report.result.into_iter().filter(|&(i, _)| !is_warm_up(i)).collect();
+    let timed: Timings = report.result.into_iter().filter(|&(i, _)| !is_warm_up(i)).collect();
+    display.finish(timed.len(), report.elapsed, sampled_share(&timed, tasks));
     Ok(((report.finish == Finish::Complete).then_some(timed), seconds))
 }
 

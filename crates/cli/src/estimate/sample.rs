@@ -50,10 +50,6 @@ pub(super) struct SampleDisplay {
     aim: f64,
     /// When the log last printed a line: one every [`LOG_EVERY`] at most.
     logged: Cell<Option<Instant>>,
-    /// The latest state, and whether the log has printed it: the last line says where the
-    /// sample ended.
-    latest: Cell<(usize, Duration, f64)>,
-    latest_logged: Cell<bool>,
 }
 
 /// How often the sample's log prints a line, like a count's.
@@ -81,28 +77,20 @@ impl SampleDisplay {
             share_of,
             aim,
             logged: Cell::new(None),
-            latest: Cell::new((0, Duration::ZERO, 0.0)),
-            latest_logged: Cell::new(true),
         }
     }
 
     pub(super) fn show(&self, timed: usize, session: Duration, share: f64) {
-        self.latest.set((timed, session, share));
         if let Some(bar) = &self.bar {
             bar.set_position((1000.0 * share / self.aim).min(1000.0) as u64);
             bar.set_message(format!("{} timed", plural(timed, self.timed)));
-        } else if self.log {
-            let due = self.logged.get().is_none_or(|at| at.elapsed() >= LOG_EVERY);
-            if due {
-                self.logged.set(Some(Instant::now()));
-                self.log_latest();
-            }
-            self.latest_logged.set(due);
+        } else if self.log && self.logged.get().is_none_or(|at| at.elapsed() >= LOG_EVERY) {
+            self.logged.set(Some(Instant::now()));
+            self.log(timed, session, share);
         }
     }
 
-    fn log_latest(&self) {
-        let (timed, session, share) = self.latest.get();
+    fn log(&self, timed: usize, session: Duration, share: f64) {
         say!(
             "sampling: {} timed, {:.1}% {}, {:.0}s",
             plural(timed, self.timed),
@@ -112,11 +100,13 @@ impl SampleDisplay {
         );
     }
 
-    pub(super) fn finish(&self) {
+    /// Ends the display; the log says where the sample ended, with the tasks still
+    /// running when it stopped asking for more.
+    pub(super) fn finish(&self, timed: usize, session: Duration, share: f64) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
-        } else if self.log && !self.latest_logged.get() {
-            self.log_latest();
+        } else if self.log {
+            self.log(timed, session, share);
         }
     }
 }
