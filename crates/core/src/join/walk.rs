@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use super::budget::{Budget, SIGNATURE_BYTES};
-use super::pair_count::{PairCount, PairKernel, Scratch};
+use super::pair_count::{self, PairCount, PairKernel, Scratch};
 use super::refill::{Refill, Writer};
 use super::signatures;
 use super::split::{Geometry, HalfBoard, Key, NORTH_COLUMNS, PerSide, Side, Split};
@@ -456,9 +456,7 @@ impl Count<'_> {
         let above = if west.is_empty() || east.is_empty() {
             PairCount::default()
         } else {
-            // The smaller side is bit-sliced: its tables are built once per group of lanes.
-            let (stored, queries) =
-                if west.len() <= east.len() { (west, east) } else { (east, west) };
+            let (stored, queries) = pair_count::stored_and_queried(west, east);
             self.pair_kernel.count(stored, queries, bits, &mut self.pair_scratch)
         };
         if let Some(started) = started {
