@@ -31,6 +31,7 @@ mod verify;
 
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{FromArgMatches, error::ErrorKind};
 
 use crate::cli::{Cli, Command};
@@ -43,15 +44,14 @@ fn main() -> ExitCode {
         Err(err) if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             // clap prints it, in colour on a terminal; a closed stdout, which the runtime
             // has reopened on /dev/null, is caught first.
-            let printed = output::stdout().and_then(|out| {
+            let printed = output::stdout().context(output::STDOUT_FAILED).and_then(|out| {
                 drop(out);
-                Ok(err.print()?)
+                show::unless_closed(err.print())
             });
             return match printed {
                 Ok(()) => ExitCode::SUCCESS,
-                Err(error) if show::reader_left(&error) => ExitCode::SUCCESS,
                 Err(error) => {
-                    say!("{}: {error:#}", output::STDOUT_FAILED);
+                    say!("{error:#}");
                     ExitCode::from(exit::FAILURE)
                 }
             };

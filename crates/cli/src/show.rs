@@ -63,11 +63,6 @@ pub(crate) fn unless_closed(result: io::Result<()>) -> anyhow::Result<()> {
     }
 }
 
-/// Whether `error` only says that the reader went away (`| head`).
-pub(crate) fn reader_left(error: &anyhow::Error) -> bool {
-    error.downcast_ref::<io::Error>().is_some_and(|error| error.kind() == io::ErrorKind::BrokenPipe)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

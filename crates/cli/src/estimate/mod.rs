@@ -99,10 +99,9 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     // prediction adds a line and changes none.
     let sample = if has_parts {
         let own = Listed { depth: list.depth, tasks: list.tasks.clone() };
-        let Some(descents) = Descents::take(&problem, &own.tasks, options, &signals)? else {
+        let Some(descended) = Sample::descend(&problem, own, options, &signals)? else {
             return Ok(stopped(&signals));
         };
-        let descended = Sample::of_descents(own, descents, threads, problem.n());
         // Where a sample of whole tasks is cheap, it is taken too: a row set walked alone
         // pays set-up that a task shares, which weighs on small boards (N = 19: 2.0 times
         // the count from row sets, 1.06 from whole tasks). But a few whole tasks can miss
@@ -157,17 +156,15 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             let own;
             let sample = if spec.identity.depth <= sample.depth {
                 &sample
-            } else if has_parts {
-                let deeper = Listed { depth: spec.identity.depth, tasks: spec.tasks.clone() };
-                let Some(descents) = Descents::take(&problem, &deeper.tasks, options, &signals)?
-                else {
-                    return Ok(stopped(&signals));
-                };
-                own = Sample::of_descents(deeper, descents, threads, problem.n());
-                &own
             } else {
-                let list = sampled_tasks(&problem, spec.tasks.len(), spec.identity.depth)?;
-                let Some(taken) = Sample::take(&problem, list, options, &signals)? else {
+                let taken = if has_parts {
+                    let deeper = Listed { depth: spec.identity.depth, tasks: spec.tasks.clone() };
+                    Sample::descend(&problem, deeper, options, &signals)?
+                } else {
+                    let list = sampled_tasks(&problem, spec.tasks.len(), spec.identity.depth)?;
+                    Sample::take(&problem, list, options, &signals)?
+                };
+                let Some(taken) = taken else {
                     return Ok(stopped(&signals));
                 };
                 own = taken;
@@ -397,10 +394,20 @@ impl Sample {
         }))
     }
 
-    /// The sample that `descents` into `list`, of an `n`-board, make.
-    fn of_descents(listed: Listed, descents: Descents, threads: usize, n: usize) -> Sample {
+    /// Descends from the tasks of `listed` and times what it reaches. `None` if stopped by
+    /// a signal.
+    fn descend(
+        problem: &Problem,
+        listed: Listed,
+        options: SampleOptions,
+        signals: &Signals,
+    ) -> anyhow::Result<Option<Sample>> {
+        let Some(descents) = Descents::take(problem, &listed.tasks, options, signals)? else {
+            return Ok(None);
+        };
         let Listed { depth, tasks: list } = listed;
-        Sample {
+        let (threads, n) = (options.threads, problem.n());
+        Ok(Some(Sample {
             depth,
             descended: Some(descents.descended_to),
             list,
@@ -410,7 +417,7 @@ impl Sample {
             timed_cost: descents.seconds * threads as f64,
             threads,
             seconds: descents.seconds,
-        }
+        }))
     }
 
     /// The share of the predicted work the sample took.
