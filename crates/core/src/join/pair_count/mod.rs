@@ -35,6 +35,7 @@ pub(super) struct Scratch {
     permutation: Permutation,
     stored_starts: Vec<usize>,
     query_starts: Vec<usize>,
+    queries_within: Vec<usize>,
     next: Vec<usize>,
     leaves: Vec<Node>,
     runs: Vec<Range<usize>>,
@@ -62,7 +63,10 @@ impl Scratch {
     pub(super) fn held_bytes(&self) -> usize {
         self.tables.bytes()
             + self.permutation.table_bytes()
-            + (self.stored_starts.capacity() + self.query_starts.capacity() + self.next.capacity())
+            + (self.stored_starts.capacity()
+                + self.query_starts.capacity()
+                + self.queries_within.capacity()
+                + self.next.capacity())
                 * size_of::<usize>()
             + self.runs.capacity() * size_of::<Range<usize>>()
             + self.leaves.capacity() * size_of::<Node>()
@@ -168,18 +172,21 @@ impl PairKernel {
         let mut query_starts = std::mem::take(&mut scratch.query_starts);
         let mut leaves = std::mem::take(&mut scratch.leaves);
         let mut runs = std::mem::take(&mut scratch.runs);
+        let mut queries_within = std::mem::take(&mut scratch.queries_within);
         let by_key = &scratch.permutation;
         let stored = by_key.sort(stored, &mut sorted_stored, &mut stored_starts, &mut scratch.next);
         let queries =
             by_key.sort(queries, &mut sorted_queries, &mut query_starts, &mut scratch.next);
+        tree::queries_within(&query_starts, by_key.key_bits, &mut queries_within);
         let tree = Tree {
             stored_starts: &stored_starts,
             query_starts: &query_starts,
+            queries_within: &queries_within,
             key_bits: by_key.key_bits,
             rest_bits: by_key.rest_bits,
             lanes: self.lanes(),
         };
-        tree.leaves(&mut leaves, &mut runs);
+        tree.leaves(&mut leaves);
         let mut count = PairCount::default();
         for &leaf in &leaves {
             tree.queries(leaf, &mut runs);
@@ -189,6 +196,7 @@ impl PairKernel {
             count.tested += (group.len() * queried) as u64;
         }
         scratch.runs = runs;
+        scratch.queries_within = queries_within;
         scratch.leaves = leaves;
         scratch.stored_starts = stored_starts;
         scratch.query_starts = query_starts;

@@ -44,11 +44,29 @@ pub(super) struct Tree<'a> {
     /// `index`; likewise for the queries.
     pub(super) stored_starts: &'a [usize],
     pub(super) query_starts: &'a [usize],
+    /// Per key index, the queries whose index holds no bit outside it: [`queries_within`].
+    pub(super) queries_within: &'a [usize],
     pub(super) key_bits: u32,
     /// The bits below the key's, which every node's tables cover.
     pub(super) rest_bits: u32,
     /// The stored items one group of lanes holds.
     pub(super) lanes: usize,
+}
+
+/// Writes into `within`, for every key index `m` of `key_bits` bits, the queries whose
+/// index is a subset of `m` (summed over subsets one bit at a time), so that the plan finds
+/// the queries a node meets in one lookup: enumerating their buckets node by node cost
+/// 3^12 steps per row set with 12 key bits, 4% of a count at N = 22 with AVX2.
+pub(super) fn queries_within(query_starts: &[usize], key_bits: u32, within: &mut Vec<usize>) {
+    within.clear();
+    within.extend(query_starts.windows(2).map(|bucket| bucket[1] - bucket[0]));
+    for bit in 0..key_bits {
+        for index in 0..within.len() {
+            if index >> bit & 1 == 1 {
+                within[index] += within[index ^ 1 << bit];
+            }
+        }
+    }
 }
 
 impl Tree<'_> {
@@ -88,23 +106,30 @@ impl Tree<'_> {
         }
     }
 
+    /// How many queries `node` meets: those whose index has no bit of its prefix, all of
+    /// whose indices lie within the complement of the prefix followed by every bit below.
+    fn queried(&self, node: Node) -> usize {
+        let shift = self.key_bits - node.depth;
+        let free = !node.prefix & ((1 << node.depth) - 1);
+        self.queries_within[free << shift | ((1 << shift) - 1)]
+    }
+
     /// The nodes to count whole, which together hold once every stored item that meets a
     /// query: a node is split where its children cost less than it, each counted the
     /// cheaper way.
-    pub(super) fn leaves(&self, leaves: &mut Vec<Node>, runs: &mut Vec<Range<usize>>) {
+    pub(super) fn leaves(&self, leaves: &mut Vec<Node>) {
         leaves.clear();
-        self.plan(Node::ROOT, leaves, runs);
+        self.plan(Node::ROOT, leaves);
     }
 
     /// Appends to `leaves` the cheapest way to count `node` and returns its cost, in
     /// table lookups.
-    fn plan(&self, node: Node, leaves: &mut Vec<Node>, runs: &mut Vec<Range<usize>>) -> f64 {
+    fn plan(&self, node: Node, leaves: &mut Vec<Node>) -> f64 {
         let stored = self.stored(node).len();
         if stored == 0 {
             return 0.0;
         }
-        self.queries(node, runs);
-        let queried: usize = runs.iter().map(ExactSizeIterator::len).sum();
+        let queried = self.queried(node);
         if queried == 0 {
             return 0.0;
         }
@@ -121,7 +146,7 @@ impl Tree<'_> {
         }
         let planned = leaves.len();
         let [without, with] = node.children();
-        let split = self.plan(without, leaves, runs) + self.plan(with, leaves, runs);
+        let split = self.plan(without, leaves) + self.plan(with, leaves);
         if split < whole {
             split
         } else {
@@ -150,15 +175,19 @@ mod tests {
         // Two key bits: buckets 0b00, 0b01, 0b10, 0b11.
         let stored = starts(&[4000, 3000, 300, 20]);
         let queries = starts(&[5000, 4000, 3000, 1000]);
+        let mut within = Vec::new();
+        queries_within(&queries, 2, &mut within);
+        assert_eq!(within, [5000, 9000, 8000, 13000]);
         let tree = Tree {
             stored_starts: &stored,
             query_starts: &queries,
+            queries_within: &within,
             key_bits: 2,
             rest_bits: 30,
             lanes: 512,
         };
         let (mut leaves, mut runs) = (Vec::new(), Vec::new());
-        tree.leaves(&mut leaves, &mut runs);
+        tree.leaves(&mut leaves);
         let mut held: Vec<usize> = leaves.iter().flat_map(|&leaf| tree.stored(leaf)).collect();
         held.sort_unstable();
         assert_eq!(held, (0..7320).collect::<Vec<_>>(), "{leaves:?}");
@@ -166,6 +195,14 @@ mod tests {
         // pay for a group each.
         assert!(leaves.contains(&Node { depth: 2, prefix: 0b00 }), "{leaves:?}");
         assert!(leaves.contains(&Node { depth: 1, prefix: 0b1 }), "{leaves:?}");
+        for depth in 0..=2 {
+            for prefix in 0..1 << depth {
+                let node = Node { depth, prefix };
+                tree.queries(node, &mut runs);
+                let met: usize = runs.iter().map(ExactSizeIterator::len).sum();
+                assert_eq!(tree.queried(node), met, "{node:?}");
+            }
+        }
         tree.queries(Node { depth: 1, prefix: 0b1 }, &mut runs);
         assert_eq!(runs, vec![(0..9000)], "prefix 1 meets the queries of prefix 0");
         tree.queries(Node { depth: 2, prefix: 0b01 }, &mut runs);
