@@ -202,6 +202,13 @@ impl Avx512 {
     }
 }
 
+impl Avx512Popcnt {
+    /// The narrower proof this one contains.
+    pub(crate) fn avx2(self) -> Avx2 {
+        Avx2 { _proof: () }
+    }
+}
+
 impl Avx2 {
     /// The narrower proof this one contains.
     pub(crate) fn bmi(self) -> Bmi {
