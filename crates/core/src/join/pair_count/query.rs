@@ -3,7 +3,8 @@
 //!
 //! These loops are where the join spends most of its time; each width's is a function
 //! compiled for its instruction set, entered only with the token that proves the
-//! processor has it.
+//! processor has it. The word-wise operations that build the tables ([`Lanewise`]) are
+//! written the same way.
 
 use crate::simd::{Avx2, Avx512Popcnt};
 
