@@ -478,7 +478,7 @@ impl Count<'_> {
         if west.is_empty() || east.is_empty() {
             return PairCount::default();
         }
-        let (stored, queries) = if west.len() <= east.len() { (west, east) } else { (east, west) };
+        let (stored, queries) = pair_count::shorter_first(west, east);
         self.pair_kernel.count_every(stored, queries, bits, &mut self.pair_scratch)
     }
 }

@@ -73,6 +73,12 @@ impl Scratch {
     }
 }
 
+/// Two lists, the shorter first: the one stored unless both are long
+/// ([`stored_and_queried`]), and always where they are counted without buckets.
+pub(super) fn shorter_first<L: AsRef<[u64]>>(a: L, b: L) -> (L, L) {
+    if a.as_ref().len() <= b.as_ref().len() { (a, b) } else { (b, a) }
+}
+
 /// The length from which even the shorter of two lists is queried: the longer is stored.
 const QUERIED_FROM: usize = 1 << 15;
 
@@ -86,7 +92,7 @@ pub(super) fn stored_and_queried<'a>(
     a: &'a mut [u64],
     b: &'a mut [u64],
 ) -> (&'a mut [u64], &'a mut [u64]) {
-    let (shorter, longer) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let (shorter, longer) = shorter_first(a, b);
     if shorter.len() >= QUERIED_FROM { (longer, shorter) } else { (shorter, longer) }
 }
 
