@@ -3,28 +3,34 @@
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::LazyLock;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use nqueens_core::{Kernel, Method, Turn};
 use nqueens_scheduler::Shard;
 
+use crate::provenance::Build;
+
 /// Counts N-Queens solutions: all of them (OEIS A000170) and those distinct under the
 /// board's 8 symmetries (OEIS A002562).
 #[derive(Debug, Parser)]
-#[command(name = "nqueens", version, long_version = LONG_VERSION, max_term_width = 80)]
+#[command(name = "nqueens", version, long_version = LONG_VERSION.as_str(), max_term_width = 80)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
 }
 
-/// `--version`'s long form: the commit built, and the optional features built in.
-const LONG_VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (commit ",
-    env!("NQUEENS_COMMIT"),
-    ")\nfeatures: ",
-    env!("NQUEENS_FEATURES"),
-);
+/// `--version`'s long form: the commit built (and whether its tree was modified), the
+/// engine identity, and the optional features built in.
+static LONG_VERSION: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{} (commit {})\nengine: {}\nfeatures: {}",
+        env!("CARGO_PKG_VERSION"),
+        Build::this().text(),
+        nqueens_core::ENGINE_IDENTITY,
+        env!("NQUEENS_FEATURES"),
+    )
+});
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {

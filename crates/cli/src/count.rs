@@ -2,11 +2,12 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use nqueens_core::{MemoryLimit, MemoryPlan, Problem, Task};
-use nqueens_scheduler::{CheckpointError, Finish, Runner, Shard};
+use nqueens_core::{ENGINE_IDENTITY, Error as EngineError, MemoryLimit, MemoryPlan, Problem, Task};
+use nqueens_scheduler::{CheckpointError, CheckpointLock, Finish, RunError, Runner, Shard};
 
 use crate::audit::{Audit, Tally};
 use crate::cli::CountArgs;
@@ -15,7 +16,8 @@ use crate::host::Host;
 use crate::memory;
 use crate::output::say;
 use crate::progress::Display;
-use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
+use crate::provenance::{Build, engines_differ};
+use crate::report::{CountReport, Finished, NodeStats, SessionReport, ShardInfo};
 use crate::signals::Signals;
 use crate::spec::{self, RunSpec, Sharing};
 use crate::unique;
@@ -26,6 +28,9 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     // keeps its default action, ending the rank: mpirun then ends the job, and a run over
     // MPI has no checkpoint to save.
     let signals = (!args.mpi).then(Signals::install).transpose()?;
+    // Taken before anything else is done, so that a second run on the same checkpoint is
+    // refused at once, and held until the result is printed.
+    let lock = args.checkpoint.as_deref().map(CheckpointLock::acquire).transpose()?.map(Arc::new);
     let threads = spec::threads(args.board.workers.threads)?;
     let problem = check_memory(spec::problem(&args)?, threads, args.board.max_memory)?.problem;
     let Some(signals) = signals else {
@@ -64,8 +69,9 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     .threads(threads)
     .shard(shard)
     .sample_first(true)
-    .stop_flag(signals.flag());
-    if let Some(path) = &args.checkpoint {
+    .stop_flag(signals.flag())
+    .session(SessionReport::about(problem.kernel(), threads));
+    if let Some(lock) = &lock {
         let mut fields = identity.fields();
         fields.insert("shard".to_owned(), shard.to_string());
         if args.stats {
@@ -76,13 +82,13 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
             // Only the tasks of the same audit keep their results.
             fields.insert("audit".to_owned(), audit.identity());
         }
-        runner = runner.checkpoint(path, checkpoint_every, fields);
+        runner = runner.checkpoint(Arc::clone(lock), checkpoint_every, fields);
     }
 
     let mut display = Display::new(args.board.progress());
     let outcome = runner.run(|progress| display.update(progress));
     display.finish();
-    let report = outcome.context("count failed")?;
+    let report = outcome.map_err(refuse_other_engines).context("count failed")?;
     let saved = Saved { path: args.checkpoint.as_deref(), failure: report.checkpoint_failure };
 
     if report.finish == Finish::Stopped {
@@ -116,7 +122,8 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     let unique = if whole {
         // The rotation-fixed counts take seconds from N = 24 and minutes near N = 28: they
         // run on every thread, and a signal stops them.
-        match unique::finish(&problem, &counts, threads, signals.flag())? {
+        let finished = unique::finish(&problem, &counts, threads, signals.flag());
+        match finished.map_err(|error| distrust(error, args.checkpoint.as_deref()))? {
             Some(outcome) => outcome.unique,
             None => {
                 say!(
@@ -132,21 +139,31 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
+    let (kernel, ran_threads, sessions) = SessionReport::what_ran(&report.sessions);
     let finished = Finished {
-        kernel: Some(problem.kernel()),
-        threads,
+        kernel,
+        threads: ran_threads,
+        sessions,
+        shard_builds: None,
         counts,
         unique,
         elapsed_s: report.elapsed.as_secs_f64(),
         shard: (!whole).then_some(ShardInfo { index: shard.index, count: shard.count }),
-        stats: args.stats.then(|| {
-            NodeStats::of_this_process(counts.nodes, problem.work_unit(), report.elapsed, threads)
-        }),
+        stats: None,
         host: Some(Host::this()),
         audit: audited,
         by_task: (!whole).then_some(by_task),
     };
-    let printed = CountReport::new(identity, finished).print(args.json);
+    let mut result = CountReport::new(identity, finished);
+    if args.stats {
+        let thread_seconds = result.thread_seconds();
+        result.stats =
+            Some(NodeStats::of_this_process(counts.nodes, problem.work_unit(), thread_seconds));
+    }
+    let printed = result.print(args.json);
+    if let Some(sessions) = &result.sessions {
+        note_other_builds(sessions);
+    }
     if let (Some(path), Some(failure)) = (saved.path, &saved.failure) {
         say!(
             "checkpoint {} is stale: its last save failed ({}); the count is complete all the same",
@@ -158,6 +175,75 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     }
     printed?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The error of a run refused for its checkpoint; one of another engine, told as such.
+fn refuse_other_engines(error: RunError<EngineError>) -> anyhow::Error {
+    let RunError::Checkpoint(CheckpointError::Mismatch { path, saved, sessions, .. }) = &error
+    else {
+        return error.into();
+    };
+    let theirs = saved.get("engine").map(String::as_str);
+    if theirs == Some(ENGINE_IDENTITY) {
+        return error.into();
+    }
+    let mut builds: Vec<Build> =
+        sessions.iter().map(|session| SessionReport::of(session).build).collect();
+    builds.dedup();
+    usage!(
+        "{}",
+        engines_differ(
+            &format!("checkpoint {}", path.display()),
+            theirs,
+            ENGINE_IDENTITY,
+            &builds,
+            "finish that run with the build that started it, or count again from the start \
+             with this one and another --checkpoint file; the checkpoint was left untouched",
+        )
+    )
+}
+
+/// A finished count whose results do not hold together (the Burnside sum is not a multiple
+/// of 8, thirds of a solution are left over): said as what it means, since the total
+/// cannot be trusted and is not printed.
+fn distrust(error: anyhow::Error, checkpoint: Option<&Path>) -> anyhow::Error {
+    let Some(EngineError::Inconsistent(what)) = error.downcast_ref::<EngineError>() else {
+        return error;
+    };
+    let suspect = match checkpoint {
+        Some(path) => format!(
+            "a damaged or mixed checkpoint ({}: a file edited, or resumed by a build that \
+             counts differently) or a bug; count again with a new checkpoint file",
+            path.display()
+        ),
+        None => "a bug in the engine, since no checkpoint was resumed; please report it with \
+                 this command line"
+            .to_owned(),
+    };
+    anyhow::anyhow!(
+        "the count's task results do not add up ({what}), so the total cannot be trusted and \
+         was not printed; the likely cause is {suspect}"
+    )
+}
+
+/// Notes on stderr that a resumed count's tasks were counted by several builds (of this
+/// engine, or the checkpoint would have been refused), naming their commits.
+fn note_other_builds(sessions: &[SessionReport]) {
+    let mut builds: Vec<String> = Vec::new();
+    for session in sessions {
+        let build = session.build.text();
+        if !builds.contains(&build) {
+            builds.push(build);
+        }
+    }
+    if builds.len() > 1 {
+        say!(
+            "note: this count's tasks were counted by builds of {} commits of engine {}: {}",
+            builds.len(),
+            ENGINE_IDENTITY,
+            builds.join(", ")
+        );
+    }
 }
 
 /// What became of a run's checkpoint.

@@ -21,6 +21,7 @@ mod mpi;
 mod mpi;
 mod output;
 mod progress;
+mod provenance;
 mod report;
 mod show;
 mod signals;

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
-use nqueens_core::{Counts, Kernel, Task};
+use nqueens_core::{Counts, ENGINE_IDENTITY, Kernel, Task};
 
 use crate::audit::AuditReport;
 use crate::cli::MergeArgs;
 use crate::exit::{self, usage};
 use crate::output::{self, say};
-use crate::report::{CountReport, Finished, NodeStats, ShardInfo};
+use crate::provenance::{Build, engines_differ};
+use crate::report::{CountReport, Finished, NodeStats, ShardBuild, ShardInfo};
 use crate::unique;
 
 pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
@@ -38,6 +39,19 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
                 first_path.display()
             )
         };
+        if shard.run.engine != first.run.engine || first.run.engine.is_none() {
+            return Err(usage!(
+                "{}",
+                engines_differ(
+                    &path.display().to_string(),
+                    shard.run.engine.as_deref(),
+                    first.run.engine.as_deref().unwrap_or(ENGINE_IDENTITY),
+                    &shard.build.clone().into_iter().collect::<Vec<_>>(),
+                    "count every shard again with builds of one engine (this one is engine \
+                     {ENGINE_IDENTITY}) and merge those",
+                )
+            ));
+        }
         if info.count != first_shard.count {
             let counts = format!("shard count is {} there but {}", info.count, first_shard.count);
             return Err(usage!("{}", from(counts)));
@@ -65,21 +79,31 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     // every CPU of the merging machine shares them. Nothing stops them but the process.
     let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let never = Arc::new(AtomicBool::new(false));
-    let outcome = unique::finish(&first.run.problem()?, &counts, cpus, never)?
+    let outcome = unique::finish(&first.run.problem()?, &counts, cpus, never)
+        .map_err(distrust)?
         .context("the rotation-fixed counts stopped unasked")?;
     let (kernel, kernels_note) = one_kernel(&shards);
+    let (shard_builds, builds_note) = builds(&shards);
     let audit = merged_audit(shards.iter().map(|(_, shard, _)| shard.audit.as_ref()));
     let audit_note = (audit.is_none() && shards.iter().any(|(_, shard, _)| shard.audit.is_some()))
         .then_some(
             "the merged result reports no audit: not every shard was audited the same way \
              (the same share and seed); each shard's own report says what its audit found",
         );
+    let threads = match shards.iter().map(|(_, s, _)| s.threads).collect::<Option<Vec<_>>>() {
+        Some(threads) => Some(
+            threads
+                .into_iter()
+                .try_fold(0usize, usize::checked_add)
+                .context("the shards' thread counts add up to more than a number can hold")?,
+        ),
+        None => None,
+    };
     let finished = Finished {
         kernel,
-        threads: shards
-            .iter()
-            .try_fold(0usize, |sum, (_, s, _)| sum.checked_add(s.threads))
-            .context("the shards' thread counts add up to more than a number can hold")?,
+        threads,
+        sessions: None,
+        shard_builds: Some(shard_builds),
         counts,
         unique: outcome.unique,
         // Shards usually run side by side: the slowest one is the run's wall time.
@@ -96,7 +120,8 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     };
     CountReport::new(first.run.clone(), finished).print(args.json)?;
     // Only after the result, so that a merge that fails says one line.
-    for note in kernels_note.iter().map(String::as_str).chain(audit_note) {
+    let notes = [kernels_note, builds_note].into_iter().flatten();
+    for note in notes.chain(audit_note.map(str::to_owned)) {
         say!("{note}");
     }
     Ok(ExitCode::SUCCESS)
@@ -150,6 +175,58 @@ fn compare(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A merge whose shards' results do not hold together (the Burnside sum is not a multiple
+/// of 8, thirds of a solution are left over): said as what it means, since the total
+/// cannot be trusted and is not printed.
+fn distrust(error: anyhow::Error) -> anyhow::Error {
+    let Some(nqueens_core::Error::Inconsistent(what)) = error.downcast_ref() else {
+        return error;
+    };
+    anyhow::anyhow!(
+        "the shards' task results do not add up ({what}), so the total cannot be trusted and \
+         was not printed; a shard file was damaged or edited, or counted by a faulty build: \
+         count the shards again, and compare each new result with its old one (merge \
+         --compare OLD NEW) to find the file"
+    )
+}
+
+/// The builds that made the shards, each with its shards, and where there are several, a
+/// note naming them: shards of one engine merge whatever commit built them.
+fn builds(shards: &[(PathBuf, CountReport, ShardInfo)]) -> (Vec<ShardBuild>, Option<String>) {
+    let mut by_build: BTreeMap<Option<Build>, Vec<usize>> = BTreeMap::new();
+    for (_, shard, info) in shards {
+        by_build.entry(shard.build.clone()).or_default().push(info.index);
+    }
+    let note = (by_build.len() > 1).then(|| {
+        let made: Vec<String> = by_build
+            .iter()
+            .map(|(build, indices)| {
+                let build =
+                    build.as_ref().map_or_else(|| "an unnamed build".to_owned(), Build::text);
+                format!("{build} ({})", shard_list(indices))
+            })
+            .collect();
+        format!(
+            "the shards were counted by {} builds of engine {}: {}",
+            by_build.len(),
+            shards[0].1.run.engine_text(),
+            made.join("; ")
+        )
+    });
+    let builds = by_build
+        .into_iter()
+        .filter_map(|(build, shards)| Some(ShardBuild { build: build?, shards }))
+        .collect();
+    (builds, note)
+}
+
+/// `shard 3` or `shards 0, 1, 2`.
+fn shard_list(indices: &[usize]) -> String {
+    let indices: Vec<String> = indices.iter().map(ToString::to_string).collect();
+    let shards = if indices.len() == 1 { "shard" } else { "shards" };
+    format!("{shards} {}", indices.join(", "))
+}
+
 /// The kernel every shard ran on; where they differ, none, and a note naming each.
 fn one_kernel(shards: &[(PathBuf, CountReport, ShardInfo)]) -> (Option<Kernel>, Option<String>) {
     let mut by_kernel: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -162,11 +239,7 @@ fn one_kernel(shards: &[(PathBuf, CountReport, ShardInfo)]) -> (Option<Kernel>, 
     }
     let ran: Vec<String> = by_kernel
         .iter()
-        .map(|(kernel, indices)| {
-            let indices: Vec<String> = indices.iter().map(ToString::to_string).collect();
-            let shards = if indices.len() == 1 { "shard" } else { "shards" };
-            format!("{kernel} ({shards} {})", indices.join(", "))
-        })
+        .map(|(kernel, indices)| format!("{kernel} ({})", shard_list(indices)))
         .collect();
     let note = format!(
         "the shards ran on different kernels, so the result names none: {}",
@@ -253,6 +326,13 @@ fn checked(
     if report.counts.thirds > 2 {
         return Err(inconsistent("it holds more than two thirds of a solution"));
     }
+    if let Some(by_task) = &report.by_task {
+        let sum = by_task.values().try_fold(Counts::default(), |sum, task| sum.merge(task));
+        if sum.map(|sum| (sum.total, sum.thirds)) != Ok((report.counts.total, report.counts.thirds))
+        {
+            return Err(inconsistent("its counts by task do not add up to its total"));
+        }
+    }
     if let Some(shard) = report.shard
         && shard.index >= shard.count
     {
@@ -283,7 +363,7 @@ fn merged_stats(shards: &[(PathBuf, CountReport, ShardInfo)], nodes: u128) -> Op
     if shards.iter().any(|(_, shard, _)| shard.stats.is_none()) {
         return None;
     }
-    let thread_ns: f64 = shards.iter().map(|(_, s, _)| s.elapsed_s * 1e9 * s.threads as f64).sum();
+    let thread_ns: f64 = shards.iter().map(|(_, s, _)| s.thread_seconds() * 1e9).sum();
     let peak = shards.iter().filter_map(|(_, s, _)| s.stats.as_ref()?.peak_memory_bytes).max();
     let unit = shards.first().map_or("node", |(_, s, _)| s.run.method.work_unit());
     Some(NodeStats::new(nodes, unit, thread_ns, peak))

@@ -30,8 +30,10 @@ use nqueens_scheduler::{Progress, Report, RunError, Runner, Shard};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::CountArgs;
+use crate::exit::usage;
 use crate::output::say;
 use crate::progress::Display;
+use crate::provenance::engines_differ;
 use crate::report::{CountReport, Finished, NodeStats};
 use crate::spec::{RunIdentity, RunSpec, Sharing};
 use crate::unique;
@@ -134,13 +136,16 @@ fn share(
     let all_threads = coordinator.ranks.iter().filter_map(|r| r.threads).sum();
     let finished = Finished {
         kernel: Some(problem.kernel()),
-        threads: all_threads,
+        threads: Some(all_threads),
+        sessions: None,
+        shard_builds: None,
         counts,
         unique: finish_here(&problem, &counts, threads)?,
         elapsed_s: elapsed.as_secs_f64(),
         shard: None,
         stats: args.stats.then(|| {
-            NodeStats::of_this_process(counts.nodes, problem.work_unit(), elapsed, all_threads)
+            let thread_seconds = elapsed.as_secs_f64() * all_threads as f64;
+            NodeStats::of_this_process(counts.nodes, problem.work_unit(), thread_seconds)
         }),
         host: None,
         audit: None,
@@ -318,6 +323,18 @@ impl Coordinator<'_> {
         }
         match note {
             Note::Hello { run, threads } => {
+                if run.engine != self.run.engine {
+                    return Err(usage!(
+                        "{}",
+                        engines_differ(
+                            &format!("rank {rank}"),
+                            run.engine.as_deref(),
+                            self.run.engine_text(),
+                            &[],
+                            "run every rank with builds of one engine",
+                        )
+                    ));
+                }
                 if let Some(difference) = self.run.difference(&run) {
                     bail!("rank {rank} counts something else: {difference} on rank 0");
                 }

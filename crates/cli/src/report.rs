@@ -2,31 +2,50 @@
 //! text by [`CountReport::text`] or as JSON by [`CountReport::json`].
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use nqueens_core::{Counts, Kernel};
+use nqueens_scheduler::Session;
 use serde::{Deserialize, Serialize};
 
 use crate::audit::AuditReport;
 use crate::host::Host;
 use crate::memory;
 use crate::output;
+use crate::provenance::Build;
 use crate::spec::RunIdentity;
 
 /// One count, whole or one shard of it. A shard's `--json` output is what `merge` reads,
 /// so this type is both the printed result and the shard file format.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct CountReport {
-    /// What was counted: board, method, placement, split, task list and engine version.
+    /// What was counted: board, method, placement, split, task list and engine identity.
     #[serde(flatten)]
     pub(crate) run: RunIdentity,
+    /// The build that printed this report; absent in reports written before it was named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) build: Option<Build>,
     /// The kernel that ran (backtracking tasks with fewer than three open rows run on the
     /// scalar kernel, and the join tests buckets of at most 64 half-boards in one word,
-    /// which is as fast there); absent only in join reports written before the join took a
-    /// kernel.
+    /// which is as fast there); absent where several ran the tasks (sessions of a resumed
+    /// run, shards, as `sessions` and `merge`'s note say), and in join reports written
+    /// before the join took a kernel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) kernel: Option<Kernel>,
-    pub(crate) threads: usize,
+    /// The worker threads that ran the tasks; `null` where sessions of a resumed run ran
+    /// them on different numbers.
+    pub(crate) threads: Option<usize>,
+    /// Whether the count was resumed from a checkpoint: its tasks then ran in several
+    /// sessions, which `sessions` lists.
+    #[serde(default)]
+    pub(crate) resumed: bool,
+    /// For a resumed count, what ran its tasks, session by session (alike sessions in one
+    /// entry), this one last; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) sessions: Option<Vec<SessionReport>>,
+    /// For merged shards, the builds that made them, each with its shards; absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) shard_builds: Option<Vec<ShardBuild>>,
     /// All solutions; for a shard, those of its tasks only.
     pub(crate) total: u128,
     /// `total` in decimal digits, for readers whose numbers are doubles (JavaScript, jq
@@ -62,6 +81,110 @@ pub(crate) struct CountReport {
     /// and in shards written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) by_task: Option<BTreeMap<usize, Counts>>,
+}
+
+/// What ran one or more alike sessions of a resumed count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SessionReport {
+    /// The kernel, where the session's checkpoint record names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) kernel: Option<Kernel>,
+    pub(crate) threads: usize,
+    /// The build that ran them.
+    pub(crate) build: Build,
+    /// How many sessions this entry stands for.
+    pub(crate) runs: usize,
+    /// Tasks they finished.
+    pub(crate) tasks: usize,
+    /// Seconds they counted.
+    pub(crate) elapsed_s: f64,
+}
+
+impl SessionReport {
+    /// What the checkpoint records of a session of a count on `kernel` with `threads`,
+    /// by this build: what [`SessionReport::of`] reads back.
+    pub(crate) fn about(kernel: Kernel, threads: usize) -> BTreeMap<String, String> {
+        let build = Build::this();
+        let modified = match build.modified {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "unknown",
+        };
+        BTreeMap::from([
+            ("kernel".to_owned(), kernel.to_string()),
+            ("threads".to_owned(), threads.to_string()),
+            ("commit".to_owned(), build.commit),
+            ("modified".to_owned(), modified.to_owned()),
+        ])
+    }
+
+    /// The report of `session`, as [`SessionReport::about`] described it.
+    pub(crate) fn of(session: &Session) -> SessionReport {
+        let field = |name: &str| session.about.get(name).map(String::as_str);
+        let kernel =
+            field("kernel").and_then(|name| Kernel::ALL.into_iter().find(|k| k.name() == name));
+        let modified = match field("modified") {
+            Some("yes") => Some(true),
+            Some("no") => Some(false),
+            _ => None,
+        };
+        let commit = field("commit").unwrap_or("unknown").to_owned();
+        SessionReport {
+            kernel,
+            threads: field("threads").and_then(|t| t.parse().ok()).unwrap_or(0),
+            build: Build { commit, modified },
+            runs: session.runs,
+            tasks: session.tasks,
+            elapsed_s: session.elapsed_s,
+        }
+    }
+
+    /// The kernel and threads that ran a count's tasks over `sessions`, each `None` where
+    /// sessions that finished tasks differ in it, and for a resumed count the sessions
+    /// themselves. A session that finished no task ran none, whatever it was asked.
+    pub(crate) fn what_ran(
+        sessions: &[Session],
+    ) -> (Option<Kernel>, Option<usize>, Option<Vec<SessionReport>>) {
+        let reports: Vec<SessionReport> = sessions.iter().map(SessionReport::of).collect();
+        let working: Vec<&SessionReport> = match reports.iter().filter(|s| s.tasks > 0).collect() {
+            some if !Vec::is_empty(&some) => some,
+            _ => reports.last().into_iter().collect(),
+        };
+        let kernel = one(working.iter().map(|s| s.kernel)).flatten();
+        let threads = one(working.iter().map(|s| s.threads));
+        let resumed = sessions.iter().map(|s| s.runs).sum::<usize>() > 1;
+        (kernel, threads, resumed.then_some(reports))
+    }
+    /// `threads` times the seconds counted: the thread time these sessions took.
+    fn thread_seconds(&self) -> f64 {
+        self.threads as f64 * self.elapsed_s
+    }
+
+    /// `605 tasks on avx2 with 2 threads in 12.1s`.
+    fn text(&self) -> String {
+        let kernel = self.kernel.map_or_else(|| "an unnamed kernel".to_owned(), |k| k.to_string());
+        let threads = if self.threads == 1 { "thread" } else { "threads" };
+        let runs =
+            if self.runs > 1 { format!(" over {} sessions", self.runs) } else { String::new() };
+        format!(
+            "{} tasks on {kernel} with {} {threads} in {:.1}s{runs}",
+            self.tasks, self.threads, self.elapsed_s
+        )
+    }
+}
+
+/// The one value `values` all take, or `None` where they differ or there are none.
+fn one<T: PartialEq>(mut values: impl Iterator<Item = T>) -> Option<T> {
+    let first = values.next()?;
+    values.all(|value| value == first).then_some(first)
+}
+
+/// One build among those that made merged shards, and which shards it made.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ShardBuild {
+    #[serde(flatten)]
+    pub(crate) build: Build,
+    pub(crate) shards: Vec<usize>,
 }
 
 /// Which shard of how many a report covers.
@@ -105,15 +228,10 @@ impl NodeStats {
         NodeStats { node_unit, nodes_decimal, ns_per_node, peak_memory_bytes }
     }
 
-    /// The statistics of this process's run, `elapsed` on `threads` threads.
-    pub(crate) fn of_this_process(
-        nodes: u128,
-        node_unit: &str,
-        elapsed: Duration,
-        threads: usize,
-    ) -> NodeStats {
-        let thread_ns = elapsed.as_secs_f64() * 1e9 * threads as f64;
-        NodeStats::new(nodes, node_unit, thread_ns, memory::peak_resident_bytes())
+    /// The statistics of this process's run, which took `thread_seconds` over its threads
+    /// (and, resumed, the threads of its earlier sessions).
+    pub(crate) fn of_this_process(nodes: u128, node_unit: &str, thread_seconds: f64) -> NodeStats {
+        NodeStats::new(nodes, node_unit, thread_seconds * 1e9, memory::peak_resident_bytes())
     }
 }
 
@@ -121,7 +239,10 @@ impl NodeStats {
 #[derive(Clone, Debug)]
 pub(crate) struct Finished {
     pub(crate) kernel: Option<Kernel>,
-    pub(crate) threads: usize,
+    pub(crate) threads: Option<usize>,
+    /// For a resumed run, what ran each session; `None` for a run of one session.
+    pub(crate) sessions: Option<Vec<SessionReport>>,
+    pub(crate) shard_builds: Option<Vec<ShardBuild>>,
     pub(crate) counts: Counts,
     /// Solutions distinct under symmetry, where the run can know them.
     pub(crate) unique: Option<u128>,
@@ -138,8 +259,12 @@ impl CountReport {
     pub(crate) fn new(run: RunIdentity, finished: Finished) -> CountReport {
         CountReport {
             run,
+            build: Some(Build::this()),
             kernel: finished.kernel,
             threads: finished.threads,
+            resumed: finished.sessions.is_some(),
+            sessions: finished.sessions,
+            shard_builds: finished.shard_builds,
             total: finished.counts.total,
             total_decimal: finished.counts.total.to_string(),
             unique: finished.unique,
@@ -161,6 +286,14 @@ impl CountReport {
         output::print_result(&format!("{printed}\n"), &printed)
     }
 
+    /// The thread time the tasks took: each session's seconds times its threads, summed.
+    pub(crate) fn thread_seconds(&self) -> f64 {
+        match &self.sessions {
+            Some(sessions) => sessions.iter().map(SessionReport::thread_seconds).sum(),
+            None => self.elapsed_s * self.threads.unwrap_or(0) as f64,
+        }
+    }
+
     /// One JSON object.
     pub(crate) fn json(&self) -> anyhow::Result<String> {
         Ok(serde_json::to_string(self)?)
@@ -179,28 +312,40 @@ impl CountReport {
             Some(_) => "",
             None => " (unique is not defined for a partial board)",
         };
-        let (n, threads, elapsed) = (run.n, self.threads, self.elapsed_s);
+        let (n, elapsed) = (run.n, self.elapsed_s);
+        let several = || "several".to_owned();
+        let threads = self.threads.map_or_else(several, |threads| threads.to_string());
         // Every figure names the kernel it ran on; old join reports have none.
-        let method = match self.kernel {
-            Some(kernel) => format!("{} kernel={kernel}", run.method),
-            None => run.method.to_string(),
+        let method = match (self.kernel, &self.sessions) {
+            (Some(kernel), _) => format!("{} kernel={kernel}", run.method),
+            (None, Some(_)) => format!("{} kernel=several", run.method),
+            (None, None) => run.method.to_string(),
         };
+        let engine = format!("engine={}", run.engine_text());
         let line = match (self.unique, self.shard) {
             (Some(unique), _) => format!(
                 "N={n}{place} total={} unique={unique} method={method} threads={threads} \
-                 elapsed={elapsed:.3}s",
+                 elapsed={elapsed:.3}s {engine}",
                 self.total
             ),
             (None, Some(shard)) => format!(
                 "N={n}{place} shard={}/{} partial total={} method={method} threads={threads} \
-                 elapsed={elapsed:.3}s (combine the shards' --json output with nqueens merge)",
+                 elapsed={elapsed:.3}s {engine} (combine the shards' --json output with \
+                 nqueens merge)",
                 shard.index, shard.count, self.total
             ),
             (None, None) => format!(
                 "N={n}{place} total={} method={method} threads={threads} \
-                 elapsed={elapsed:.3}s{no_unique}",
+                 elapsed={elapsed:.3}s {engine}{no_unique}",
                 self.total
             ),
+        };
+        let line = match &self.sessions {
+            Some(sessions) => {
+                let ran: Vec<String> = sessions.iter().map(SessionReport::text).collect();
+                format!("{line} resumed: {}", ran.join(", "))
+            }
+            None => line,
         };
         let line = match &self.audit {
             Some(audit) => {
@@ -245,12 +390,14 @@ mod tests {
             depth: 3,
             tasks: 1264,
             task_digest: "0123456789abcdef".to_owned(),
-            engine_version: "0".to_owned(),
+            engine: Some("1-0123abcd".to_owned()),
         };
         let counts = Counts { total: TOTAL_27, thirds: 0, nodes: (1 << 60) + 1 };
         let finished = Finished {
             kernel: Some(Kernel::Scalar),
-            threads: 2,
+            threads: Some(2),
+            sessions: None,
+            shard_builds: None,
             counts,
             unique: Some(UNIQUE_27),
             elapsed_s: 1.0,

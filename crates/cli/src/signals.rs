@@ -1,4 +1,4 @@
-//! Ctrl-C (SIGINT) and SIGTERM. For the subcommands that count, the first signal raises
+//! Ctrl-C (SIGINT), SIGTERM, and SIGHUP (a closed terminal). For the subcommands that count, the first signal raises
 //! a flag: the runners (the count's, its audit's and the rotation-fixed counts') stop at
 //! their next step, and the count's saves its checkpoint. A second signal ends the process
 //! at once. The subcommands that stream what they find have nothing to save, and end at the
@@ -10,11 +10,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use anyhow::Context;
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals as Received;
 
 use crate::exit;
 use crate::output::say;
+
+/// The signals that stop a run: a terminal closed under it (SIGHUP) saves its checkpoint
+/// like a Ctrl-C or a scheduler's SIGTERM.
+const STOPPING: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
 /// The handlers' flags: whether to stop, and the signal that said so.
 #[derive(Debug)]
@@ -28,7 +32,7 @@ impl Signals {
     pub(crate) fn install() -> anyhow::Result<Signals> {
         let stop = Arc::new(AtomicBool::new(false));
         let received = Arc::new(AtomicUsize::new(0));
-        for signal in [SIGINT, SIGTERM] {
+        for signal in STOPPING {
             // Registered first, so it sees the flag as the previous signal left it.
             signal_hook::flag::register_conditional_shutdown(
                 signal,
@@ -62,11 +66,14 @@ impl Signals {
 /// subcommands with no state to save. What their buffers held is lost, as in a death by
 /// the signal; what they wrote before stays written.
 pub(crate) fn end_at_once(doing: &'static str) -> anyhow::Result<()> {
-    let mut received =
-        Received::new([SIGINT, SIGTERM]).context("cannot install a signal handler")?;
+    let mut received = Received::new(STOPPING).context("cannot install a signal handler")?;
     std::thread::spawn(move || {
         if let Some(signal) = received.forever().next() {
-            let name = if signal == SIGINT { "SIGINT" } else { "SIGTERM" };
+            let name = match signal {
+                SIGINT => "SIGINT",
+                SIGHUP => "SIGHUP",
+                _ => "SIGTERM",
+            };
             say!("stopped by {name} while {doing}");
             std::process::exit(128 + signal);
         }

@@ -4,7 +4,7 @@
 use std::num::NonZeroUsize;
 
 use anyhow::Context;
-use nqueens_core::{ENGINE_VERSION, Method, Problem, Task, Turn};
+use nqueens_core::{ENGINE_IDENTITY, Method, Problem, Task, Turn};
 use nqueens_scheduler::{Identity, fnv1a};
 use serde::{Deserialize, Serialize};
 
@@ -168,7 +168,11 @@ pub(crate) struct RunIdentity {
     pub(crate) tasks: usize,
     /// A hash of the task list, so that runs of different task lists are never mixed.
     pub(crate) task_digest: String,
-    pub(crate) engine_version: String,
+    /// The identity of the engine whose task results these are (`nqueens_core`'s
+    /// `ENGINE_IDENTITY`), so that results of two engines are never added up; `None` in
+    /// results written before engines had one.
+    #[serde(default)]
+    pub(crate) engine: Option<String>,
 }
 
 impl RunIdentity {
@@ -183,8 +187,13 @@ impl RunIdentity {
             depth,
             tasks: tasks.len(),
             task_digest: digest(tasks, problem),
-            engine_version: ENGINE_VERSION.to_owned(),
+            engine: Some(ENGINE_IDENTITY.to_owned()),
         }
+    }
+
+    /// The engine identity, or `none` for results written before engines had one.
+    pub(crate) fn engine_text(&self) -> &str {
+        self.engine.as_deref().unwrap_or("none")
     }
 
     /// The placed queens as `--place` takes them (`1:1,5:3`), or `none`.
@@ -233,7 +242,7 @@ impl RunIdentity {
             ("symmetric", self.symmetric.map_or("none".to_owned(), |turn| turn.to_string())),
             ("depth", self.depth.to_string()),
             ("task_digest", self.task_digest.clone()),
-            ("engine_version", self.engine_version.clone()),
+            ("engine", self.engine_text().to_owned()),
         ]
     }
 

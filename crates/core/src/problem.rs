@@ -12,9 +12,6 @@ use crate::mask::{MAX_N, MaskWidth};
 use crate::method::Method;
 use crate::placement::Placement;
 
-/// The engine's version: results and checkpoints of different versions are not mixed.
-pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
-
 /// A board size and a method: what to count, and how; optionally, queens placed in
 /// advance that every counted solution must hold. Cloning is cheap: the engine is shared.
 #[derive(Clone)]

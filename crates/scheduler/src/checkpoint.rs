@@ -5,6 +5,10 @@
 //! refused (and left as it is) instead of resuming with wrong counts. Files are replaced
 //! atomically: written to a temporary file beside them, flushed to disk, then renamed.
 //!
+//! A checkpoint is held by one run at a time: [`CheckpointLock`] takes an advisory lock on
+//! a file beside it (`FILE.lock`), which the kernel releases when the process ends however
+//! it ends, so `kill -9` never leaves a stale lock, and a second run is refused at once.
+//!
 //! The path is outside input too. Only a regular file is read, and at most
 //! [`MOST_CHECKPOINT_BYTES`] of it, so a FIFO cannot block the run and a device cannot
 //! feed it without end; a symbolic link is followed, so that its target holds the
@@ -47,6 +51,42 @@ pub struct Checkpoint<R> {
     pub elapsed_s: f64,
     /// Whether the run has finished all its tasks; `partial` is then the result.
     pub complete: bool,
+    /// What ran the run, session by session, oldest first; empty in checkpoints written
+    /// before sessions were recorded.
+    #[serde(default)]
+    pub sessions: Vec<Session>,
+}
+
+/// What one or more consecutive sessions of a run that were alike (the same description)
+/// did: how many tasks they finished, in how much time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    /// What the caller said of the session ([`crate::Runner::session`]): the program's
+    /// build and settings, say.
+    pub about: BTreeMap<String, String>,
+    /// How many sessions this entry stands for.
+    pub runs: usize,
+    /// Tasks they finished.
+    pub tasks: usize,
+    /// Seconds they spent on the run.
+    pub elapsed_s: f64,
+}
+
+impl Session {
+    /// `sessions` with `latest` added at the end, joined to the last entry if it is alike,
+    /// so that a run resumed a thousand times the same way keeps one entry.
+    pub fn append(sessions: &[Session], latest: Session) -> Vec<Session> {
+        let mut all = sessions.to_vec();
+        match all.last_mut() {
+            Some(last) if last.about == latest.about => {
+                last.runs += latest.runs;
+                last.tasks += latest.tasks;
+                last.elapsed_s += latest.elapsed_s;
+            }
+            _ => all.push(latest),
+        }
+        all
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -85,8 +125,20 @@ pub enum CheckpointError {
     Mismatch {
         /// The checkpoint file.
         path: PathBuf,
-        /// The first field that differs, with both values.
+        /// The fields that differ, with both values.
         difference: String,
+        /// The identity the file records, so that a caller can say more of a difference
+        /// it knows to be grave.
+        saved: Box<Identity>,
+        /// What ran the file's run, as it records.
+        sessions: Vec<Session>,
+    },
+    /// Another run holds the checkpoint.
+    Busy {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// Who holds it, as the holder wrote it in the lock file ("process 1234 on host").
+        holder: String,
     },
 }
 
@@ -106,10 +158,16 @@ impl fmt::Display for CheckpointError {
                 "checkpoint {} is {kind}, not a regular file; name a file (it may not exist yet)",
                 path.display()
             ),
-            CheckpointError::Mismatch { path, difference } => write!(
+            CheckpointError::Mismatch { path, difference, .. } => write!(
                 f,
                 "checkpoint {} belongs to a different run: {difference}; use another file or \
                  the same options",
+                path.display()
+            ),
+            CheckpointError::Busy { path, holder } => write!(
+                f,
+                "checkpoint {} is in use by another run ({holder}); wait for that run to end, \
+                 or use another file",
                 path.display()
             ),
         }
@@ -172,7 +230,12 @@ impl<R: Serialize + DeserializeOwned> Checkpoint<R> {
         tasks: usize,
         path: &Path,
     ) -> Result<(), CheckpointError> {
-        let mismatch = |difference| CheckpointError::Mismatch { path: path.to_owned(), difference };
+        let mismatch = |difference| CheckpointError::Mismatch {
+            path: path.to_owned(),
+            difference,
+            saved: Box::new(self.identity.clone()),
+            sessions: self.sessions.clone(),
+        };
         let keys: std::collections::BTreeSet<&String> =
             self.identity.keys().chain(identity.keys()).collect();
         let show = |v: Option<&String>| v.map_or("absent".to_owned(), |v| format!("'{v}'"));
@@ -295,6 +358,114 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// A run's hold on its checkpoint: an exclusive advisory lock (`flock`) on `FILE.lock`,
+/// beside the file its links lead to, naming the holding process. The kernel drops the lock
+/// when the process ends, however it ends; the lock file is removed when the hold is
+/// dropped, and one left by a killed run is taken over by the next.
+#[derive(Debug)]
+pub struct CheckpointLock {
+    /// The checkpoint.
+    path: PathBuf,
+    /// The lock file.
+    lock_path: PathBuf,
+    /// Held open: the lock lives as long as this descriptor.
+    _open: File,
+}
+
+impl CheckpointLock {
+    /// Takes the checkpoint at `path` for this process, or says who holds it
+    /// ([`CheckpointError::Busy`]) without waiting.
+    pub fn acquire(path: &Path) -> Result<CheckpointLock, CheckpointError> {
+        let io_error = |source| CheckpointError::Io { path: path.to_owned(), source };
+        let target = follow_links(path).map_err(io_error)?;
+        let mut lock_name = target.file_name().unwrap_or_default().to_os_string();
+        lock_name.push(".lock");
+        let lock_path = target.with_file_name(lock_name);
+        loop {
+            let mut file = File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&lock_path)
+                .map_err(io_error)?;
+            if !try_lock(&file).map_err(io_error)? {
+                let mut holder = String::new();
+                // The holder writes its name just after it locks: an empty file is one
+                // caught in between.
+                let _ = file.read_to_string(&mut holder);
+                let holder = match holder.trim() {
+                    "" => "a process that has not yet written its name".to_owned(),
+                    named => named.to_owned(),
+                };
+                return Err(CheckpointError::Busy { path: path.to_owned(), holder });
+            }
+            // A holder that was ending may have removed the file between our open and our
+            // lock: the lock is then on a file no one else will find, so try again.
+            if !is_same_file(&file, &lock_path).map_err(io_error)? {
+                continue;
+            }
+            let holder = format!("process {} on {}", std::process::id(), host_name());
+            file.set_len(0).map_err(io_error)?;
+            file.write_all(holder.as_bytes()).map_err(io_error)?;
+            return Ok(CheckpointLock { path: path.to_owned(), lock_path, _open: file });
+        }
+    }
+
+    /// The checkpoint this lock holds.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for CheckpointLock {
+    fn drop(&mut self) {
+        // Removed while still locked, so that no other run can have locked this file; the
+        // descriptor closes, and the lock goes, after this.
+        let _ = fs::remove_file(&self.lock_path);
+    }
+}
+
+/// Locks `file` exclusively if no one else has: `false` if another open file holds it.
+fn try_lock(file: &File) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: `flock` takes any descriptor and flags and touches no memory of ours; the
+    // descriptor is open for as long as `file` is borrowed.
+    let result = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if result == 0 {
+        return Ok(true);
+    }
+    let error = io::Error::last_os_error();
+    match error.raw_os_error() {
+        Some(libc::EWOULDBLOCK) => Ok(false),
+        _ => Err(error),
+    }
+}
+
+/// Whether the open `file` is the file at `path` (not one removed, or replaced, since).
+fn is_same_file(file: &File, path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let open = file.metadata()?;
+    match fs::metadata(path) {
+        Ok(named) => Ok((open.dev(), open.ino()) == (named.dev(), named.ino())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// This machine's name, for the lock file: runs on several machines may share a disk.
+fn host_name() -> String {
+    let mut buffer = [0u8; 256];
+    // SAFETY: the pointer and length describe `buffer`, which outlives the call;
+    // `gethostname` writes at most that many bytes.
+    let result = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
+    let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
+    match (result, String::from_utf8_lossy(&buffer[..end])) {
+        (0, name) if !name.is_empty() => name.into_owned(),
+        _ => "this machine".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,6 +480,7 @@ mod tests {
             partial: u128::MAX - 1,
             elapsed_s: 1.5,
             complete: false,
+            sessions: Vec::new(),
         }
     }
 

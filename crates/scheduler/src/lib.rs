@@ -10,7 +10,8 @@ function into a result that merges associatively.
   list, or whatever a feed hands out batch by batch ([`Runner::run_fed`]), as another
   process does in a run over several machines.
 * [`Checkpoint`] files record the finished tasks and the merged partial result, written
-  atomically, so a stopped or killed run resumes where it was.
+  atomically, so a stopped or killed run resumes where it was, held by one run at a time
+  ([`CheckpointLock`]), with what ran each of its sessions ([`Session`]).
 * [`CostModel`] predicts what the tasks not yet run will cost from a stratified sample of
   those that have, for the runner's ETA and for estimates made before a run.
 * [`Shard`] `I/M` runs one of `M` shares of the list, for runs split over machines.
@@ -32,7 +33,8 @@ assert_eq!((report.result, report.finish), (338_350, Finish::Complete));
 #![deny(missing_docs)]
 
 pub use crate::checkpoint::{
-    Checkpoint, CheckpointError, Identity, MOST_CHECKPOINT_BYTES, fnv1a, write_atomically,
+    Checkpoint, CheckpointError, CheckpointLock, Identity, MOST_CHECKPOINT_BYTES, Session, fnv1a,
+    write_atomically,
 };
 pub use crate::cost::{CostModel, INTERVAL_WIDTH, Prediction, makespan, stratified_order};
 pub use crate::run::{Finish, Progress, Report, RunError, Runner, sample_first_order};

@@ -25,9 +25,9 @@
 //! one more result, or waits one more tick, before it saves and reports what it has.
 
 use std::any::Any;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
@@ -37,7 +37,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::checkpoint::{Checkpoint, CheckpointError, Identity, ranges};
+use crate::checkpoint::{Checkpoint, CheckpointError, CheckpointLock, Identity, Session, ranges};
 use crate::cost::{CostModel, stratified_order};
 use crate::shard::Shard;
 
@@ -60,6 +60,7 @@ pub struct Runner<T, R, E> {
     threads: usize,
     shard: Shard,
     checkpoint: Option<CheckpointPlan>,
+    about: BTreeMap<String, String>,
     stop: Arc<AtomicBool>,
     tick: Duration,
     sample_first: bool,
@@ -71,14 +72,14 @@ impl<T, R, E> fmt::Debug for Runner<T, R, E> {
             .field("tasks", &self.tasks.len())
             .field("threads", &self.threads)
             .field("shard", &self.shard)
-            .field("checkpoint", &self.checkpoint.as_ref().map(|plan| &plan.path))
+            .field("checkpoint", &self.checkpoint.as_ref().map(|plan| plan.lock.path()))
             .finish_non_exhaustive()
     }
 }
 
 /// Where and how often a run saves its checkpoint, and the identity it saves.
 struct CheckpointPlan {
-    path: PathBuf,
+    lock: Arc<CheckpointLock>,
     every: Duration,
     identity: Identity,
 }
@@ -132,6 +133,9 @@ pub struct Report<R> {
     /// Why the last checkpoint save failed, if it did: the checkpoint on disk then holds
     /// less than the report (or nothing, if no save succeeded). `None` without a checkpoint.
     pub checkpoint_failure: Option<CheckpointError>,
+    /// What ran the run, session by session (alike sessions in one entry), this one last:
+    /// the sessions its checkpoint recorded and this one.
+    pub sessions: Vec<Session>,
 }
 
 /// Why a run failed.
@@ -215,6 +219,7 @@ where
             threads: 1,
             shard: Shard::WHOLE,
             checkpoint: None,
+            about: BTreeMap::new(),
             stop: Arc::new(AtomicBool::new(false)),
             tick: Duration::from_millis(200),
             sample_first: false,
@@ -233,17 +238,26 @@ where
         self
     }
 
-    /// Saves progress to `path` every `every` and on stop, and resumes from it if it
-    /// exists and its identity matches. The run saves once before its first task, so that a
-    /// path it cannot write fails the run before any work is done; a save that fails after
-    /// that is reported and tried again an interval later, while the run goes on.
+    /// Saves progress to the checkpoint `lock` holds every `every` and on stop, and resumes
+    /// from it if it exists and its identity matches. The run saves once before its first
+    /// task, so that a path it cannot write fails the run before any work is done; a save
+    /// that fails after that is reported and tried again an interval later, while the run
+    /// goes on. The lock is shared so that the caller can hold the file from before the
+    /// run until after it.
     pub fn checkpoint(
         mut self,
-        path: impl Into<PathBuf>,
+        lock: Arc<CheckpointLock>,
         every: Duration,
         identity: Identity,
     ) -> Self {
-        self.checkpoint = Some(CheckpointPlan { path: path.into(), every, identity });
+        self.checkpoint = Some(CheckpointPlan { lock, every, identity });
+        self
+    }
+
+    /// What to record of this session in the checkpoint and the report (the program's
+    /// build and settings, say), beside the tasks it finished and the time it took.
+    pub fn session(mut self, about: BTreeMap<String, String>) -> Self {
+        self.about = about;
         self
     }
 
@@ -302,7 +316,8 @@ where
         progress: impl FnMut(&Progress<'_, R>),
     ) -> Result<Report<R>, RunError<E>> {
         self.checkpoint = None;
-        let state = RunState::new(self.empty.clone(), self.tasks.len(), Instant::now());
+        let mut state = RunState::new(self.empty.clone(), self.tasks.len(), Instant::now());
+        state.about = self.about.clone();
         let (jobs, queue) = crossbeam_channel::unbounded();
         let workers = WorkerPool::spawn(self.threads, queue, &self.tasks, &self.solve);
         let source = FedTasks {
@@ -318,8 +333,9 @@ where
     /// the shard's tasks that are still to run.
     fn resume_shard(&self, started: Instant) -> Result<(RunState<R>, Vec<usize>), RunError<E>> {
         let mut state = RunState::new(self.empty.clone(), self.tasks.len(), started);
+        state.about = self.about.clone();
         if let Some(plan) = &self.checkpoint
-            && let Some(saved) = Checkpoint::<R>::load(&plan.path)?
+            && let Some(saved) = Checkpoint::<R>::load(plan.lock.path())?
         {
             self.restore(&mut state, saved, plan)?;
         }
@@ -343,11 +359,12 @@ where
         saved: Checkpoint<R>,
         plan: &CheckpointPlan,
     ) -> Result<(), CheckpointError> {
-        saved.check_identity(&plan.identity, self.tasks.len(), &plan.path)?;
+        let path = plan.lock.path();
+        saved.check_identity(&plan.identity, self.tasks.len(), path)?;
         for &[start, end] in &saved.finished {
             if let Some(outside) = (start..end).find(|&index| !self.shard.contains(index)) {
                 return Err(CheckpointError::Corrupt {
-                    path: plan.path.clone(),
+                    path: path.to_owned(),
                     reason: format!("task {outside} is not in shard {}", self.shard),
                 });
             }
@@ -357,6 +374,7 @@ where
         // A time the file cannot mean (negative, or past what a Duration holds) is only a
         // figure for the report: it restarts from zero rather than failing the resume.
         state.elapsed_before = Duration::try_from_secs_f64(saved.elapsed_s).unwrap_or_default();
+        state.sessions_before = saved.sessions;
         Ok(())
     }
 
@@ -435,6 +453,10 @@ struct RunState<R> {
     resumed: usize,
     /// Time spent on the run in earlier sessions.
     elapsed_before: Duration,
+    /// What ran the earlier sessions, as the checkpoint recorded.
+    sessions_before: Vec<Session>,
+    /// What the caller said of this session.
+    about: BTreeMap<String, String>,
     /// When this session started.
     started: Instant,
     /// The time each task finished in this session took, by strata of the list.
@@ -456,6 +478,8 @@ impl<R> RunState<R> {
             total: 0,
             resumed: 0,
             elapsed_before: Duration::ZERO,
+            sessions_before: Vec::new(),
+            about: BTreeMap::new(),
             started,
             left: vec![0; costs.strata()],
             costs,
@@ -481,6 +505,17 @@ impl<R> RunState<R> {
     /// Time spent on the run, over every session.
     fn elapsed(&self) -> Duration {
         self.elapsed_before + self.started.elapsed()
+    }
+
+    /// The earlier sessions and this one.
+    fn sessions(&self) -> Vec<Session> {
+        let this = Session {
+            about: self.about.clone(),
+            runs: 1,
+            tasks: self.done - self.resumed,
+            elapsed_s: self.started.elapsed().as_secs_f64(),
+        };
+        Session::append(&self.sessions_before, this)
     }
 
     /// Where the run stands, for the progress callback and the feed.
@@ -517,9 +552,9 @@ impl<R> RunState<R> {
 
     /// The report of a run that ended as `finish` says.
     fn into_report(self, finish: Finish, checkpoint_failure: Option<CheckpointError>) -> Report<R> {
-        let elapsed = self.elapsed();
+        let (elapsed, sessions) = (self.elapsed(), self.sessions());
         let (result, done, total) = (self.partial, self.done, self.total);
-        Report { result, finish, done, total, elapsed, checkpoint_failure }
+        Report { result, finish, done, total, elapsed, checkpoint_failure, sessions }
     }
 }
 
@@ -538,8 +573,9 @@ impl CheckpointPlan {
             partial: state.partial.clone(),
             elapsed_s: state.elapsed().as_secs_f64(),
             complete,
+            sessions: state.sessions(),
         }
-        .save(&self.path)
+        .save(self.lock.path())
     }
 }
 

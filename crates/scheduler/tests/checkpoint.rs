@@ -46,6 +46,7 @@ fn checkpoint() -> impl Strategy<Value = Checkpoint<Partial>> {
             partial,
             elapsed_s,
             complete,
+            sessions: Vec::new(),
         },
     )
 }
@@ -157,6 +158,7 @@ fn the_envelope_here_is_the_one_save_writes() {
         partial: Partial { total: u128::MAX, thirds: 2, nodes: 7 },
         elapsed_s: 1.25,
         complete: false,
+        sessions: Vec::new(),
     };
     checkpoint.save(&path).unwrap();
     let saved = std::fs::read_to_string(&path).unwrap();
@@ -171,6 +173,7 @@ fn saved_sample() -> Checkpoint<u128> {
         partial: 7,
         elapsed_s: 0.5,
         complete: false,
+        sessions: Vec::new(),
     }
 }
 

@@ -1,11 +1,13 @@
 //! The runner with tasks whose answers are known: sums of squares.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use nqueens_scheduler::{Checkpoint, CheckpointError, Finish, Identity, RunError, Runner, Shard};
+use nqueens_scheduler::{
+    Checkpoint, CheckpointError, CheckpointLock, Finish, Identity, RunError, Runner, Shard,
+};
 
 fn squares(n: u64) -> Vec<u64> {
     (1..=n).collect()
@@ -13,6 +15,11 @@ fn squares(n: u64) -> Vec<u64> {
 
 fn sum_of_squares(n: u64) -> u128 {
     u128::from(n * (n + 1) * (2 * n + 1) / 6)
+}
+
+/// The checkpoint at `path`, held for a run.
+fn held(path: &Path) -> Arc<CheckpointLock> {
+    Arc::new(CheckpointLock::acquire(path).unwrap())
 }
 
 fn runner(n: u64) -> Runner<u64, u128, String> {
@@ -94,7 +101,7 @@ fn a_stopped_run_resumes_to_the_same_result() {
     let flag = Arc::clone(&stop);
     let report = Runner::new(squares(300), slow, |a, b| Ok(a + b), 0)
         .threads(2)
-        .checkpoint(&path, Duration::from_secs(60), identity.clone())
+        .checkpoint(held(&path), Duration::from_secs(60), identity.clone())
         .stop_flag(Arc::clone(&stop))
         .run(move |p| {
             if p.done >= 20 {
@@ -111,7 +118,7 @@ fn a_stopped_run_resumes_to_the_same_result() {
     let mut resumed_from = None;
     let report = Runner::new(squares(300), slow, |a, b| Ok(a + b), 0)
         .threads(2)
-        .checkpoint(&path, Duration::from_secs(60), identity.clone())
+        .checkpoint(held(&path), Duration::from_secs(60), identity.clone())
         .run(|p| {
             resumed_from.get_or_insert(p.resumed);
         })
@@ -121,7 +128,7 @@ fn a_stopped_run_resumes_to_the_same_result() {
     assert!(Checkpoint::<u128>::load(&path).unwrap().unwrap().complete);
 
     let other = Identity::from([("what".to_owned(), "cubes".to_owned())]);
-    let refused = runner(300).checkpoint(&path, Duration::from_secs(60), other).run(|_| {});
+    let refused = runner(300).checkpoint(held(&path), Duration::from_secs(60), other).run(|_| {});
     assert!(matches!(refused, Err(RunError::Checkpoint(_))));
 }
 
@@ -198,9 +205,9 @@ fn a_checkpoint_of_another_shard_is_refused() {
     let identity = Identity::from([("what".to_owned(), "squares".to_owned())]);
     let every = Duration::from_secs(60);
     let first = Shard::new(0, 2).unwrap();
-    runner(20).shard(first).checkpoint(&path, every, identity.clone()).run(|_| {}).unwrap();
+    runner(20).shard(first).checkpoint(held(&path), every, identity.clone()).run(|_| {}).unwrap();
     let second = Shard::new(1, 2).unwrap();
-    let refused = runner(20).shard(second).checkpoint(&path, every, identity).run(|_| {});
+    let refused = runner(20).shard(second).checkpoint(held(&path), every, identity).run(|_| {});
     assert!(
         matches!(refused, Err(RunError::Checkpoint(CheckpointError::Corrupt { .. }))),
         "{refused:?}"
@@ -213,7 +220,7 @@ fn a_fed_run_neither_reads_nor_writes_the_checkpoint() {
     let path = dir.path().join("squares.ckpt");
     let every = Duration::ZERO;
     let cubes = Identity::from([("what".to_owned(), "cubes".to_owned())]);
-    runner(10).checkpoint(&path, every, cubes).run(|_| {}).unwrap();
+    runner(10).checkpoint(held(&path), every, cubes).run(|_| {}).unwrap();
     let saved = std::fs::read(&path).unwrap();
 
     // A checkpoint of another run would be refused if it were read.
@@ -221,7 +228,7 @@ fn a_fed_run_neither_reads_nor_writes_the_checkpoint() {
     let mut once = Some(vec![0, 1, 2]);
     let report = runner(10)
         .threads(2)
-        .checkpoint(&path, every, squares)
+        .checkpoint(held(&path), every, squares)
         .run_fed(|_| Ok(once.take().unwrap_or_default()), |_| {})
         .unwrap();
     assert_eq!((report.finish, report.result), (Finish::Complete, sum_of_squares(3)));
@@ -264,7 +271,7 @@ fn a_failing_save_warns_through_progress_and_the_run_goes_on() {
     let report = gated(200, Arc::clone(&gate))
         .threads(2)
         .tick(Duration::from_millis(5))
-        .checkpoint(&path, Duration::from_millis(10), identity.clone())
+        .checkpoint(held(&path), Duration::from_millis(10), identity.clone())
         .run(|progress| {
             if progress.done == 0 && !gate.load(Ordering::Relaxed) {
                 // The save before the first task worked; now the folder is gone.
@@ -299,7 +306,7 @@ fn a_final_save_that_fails_is_reported_with_the_whole_result() {
     let gate = Arc::new(AtomicBool::new(false));
     let report = gated(50, Arc::clone(&gate))
         .threads(2)
-        .checkpoint(&path, Duration::from_secs(3600), identity)
+        .checkpoint(held(&path), Duration::from_secs(3600), identity)
         .run(|_| {
             if !gate.load(Ordering::Relaxed) {
                 std::fs::remove_dir_all(&folder).unwrap();
@@ -314,7 +321,15 @@ fn a_final_save_that_fails_is_reported_with_the_whole_result() {
 #[test]
 fn a_checkpoint_that_cannot_be_written_fails_the_run_before_any_task() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("missing-folder").join("run.ckpt");
+    let missing = dir.path().join("missing-folder").join("run.ckpt");
+    let refused = CheckpointLock::acquire(&missing);
+    assert!(matches!(refused, Err(CheckpointError::Io { .. })), "{refused:?}");
+    // A folder that goes away after the run took its checkpoint.
+    let folder = dir.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    let path = folder.join("run.ckpt");
+    let lock = held(&path);
+    std::fs::remove_dir_all(&folder).unwrap();
     let identity = Identity::from([("run".to_owned(), "squares".to_owned())]);
     let ran = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&ran);
@@ -327,7 +342,7 @@ fn a_checkpoint_that_cannot_be_written_fails_the_run_before_any_task() {
         |a, b| Ok(a + b),
         0,
     )
-    .checkpoint(&path, Duration::from_secs(60), identity)
+    .checkpoint(lock, Duration::from_secs(60), identity)
     .run(|_| {});
     assert!(matches!(result, Err(RunError::Checkpoint(CheckpointError::Io { .. }))), "{result:?}");
     assert!(!ran.load(Ordering::Relaxed));

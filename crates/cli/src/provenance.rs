@@ -1,0 +1,64 @@
+//! What made a result: the engine identity, which decides whether task results may be
+//! added up, and the build (commit, and whether its tree had uncommitted changes), which
+//! says where to look when something is wrong.
+
+use serde::{Deserialize, Serialize};
+
+/// The build of the program: its commit and whether the tree it was built from had
+/// uncommitted changes to tracked files.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub(crate) struct Build {
+    /// The commit, as 12 hex digits; `unknown` where the build had no git.
+    pub(crate) commit: String,
+    /// Whether tracked files differed from the commit; `None` where the build had no git.
+    pub(crate) modified: Option<bool>,
+}
+
+impl Build {
+    /// This program's build.
+    pub(crate) fn this() -> Build {
+        let modified = match env!("NQUEENS_MODIFIED") {
+            "yes" => Some(true),
+            "no" => Some(false),
+            _ => None,
+        };
+        Build { commit: env!("NQUEENS_COMMIT").to_owned(), modified }
+    }
+
+    /// The commit with a mark where the tree was modified (or may have been).
+    pub(crate) fn text(&self) -> String {
+        match self.modified {
+            Some(false) => self.commit.clone(),
+            Some(true) => format!("{} (modified)", self.commit),
+            None => format!("{} (modified or not: unknown)", self.commit),
+        }
+    }
+}
+
+/// The one line that refuses to add `what`'s task results (a checkpoint, a shard, a rank)
+/// to those of engine `ours`: two engines may count a task differently, and their sum
+/// would be wrong with nothing to show it. `theirs` is `None` for results written before
+/// engines had an identity; `made_by` names the builds that made them, where known.
+pub(crate) fn engines_differ(
+    what: &str,
+    theirs: Option<&str>,
+    ours: &str,
+    made_by: &[Build],
+    again: &str,
+) -> String {
+    let commits: Vec<String> = made_by.iter().map(Build::text).collect();
+    let builds = match commits.len() {
+        0 => String::new(),
+        1 => format!(" (commit {})", commits[0]),
+        _ => format!(" (commits {})", commits.join(", ")),
+    };
+    let theirs = match theirs {
+        Some(engine) => format!("engine {engine}{builds}"),
+        None => format!("a build from before engine identities{builds}"),
+    };
+    format!(
+        "{what} holds task results of {theirs}, and they would be added to those of engine \
+         {ours}; two engines may count a task differently, so their results are never \
+         added up: {again}"
+    )
+}
