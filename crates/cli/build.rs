@@ -3,6 +3,10 @@
 
 use std::process::Command;
 
+/// What the binary is built from, as git pathspecs from the repository root.
+const BUILT_FROM: [&str; 4] =
+    [":(top)crates", ":(top)Cargo.toml", ":(top)Cargo.lock", ":(top)rust-toolchain.toml"];
+
 fn main() {
     let git = |args: &[&str]| {
         Command::new("git")
@@ -14,7 +18,10 @@ fn main() {
     };
     let commit = git(&["rev-parse", "--short=12", "HEAD"])
         .map_or_else(|| "unknown".to_owned(), |hash| hash.trim().to_owned());
-    let modified = match git(&["status", "--porcelain", "--untracked-files=no"]) {
+    // Only what the binary is built from: results and notes written beside a run do not
+    // change what it counts, while a new source file not yet added does.
+    let status = [&["status", "--porcelain", "--"][..], &BUILT_FROM].concat();
+    let modified = match git(&status) {
         Some(changes) if changes.trim().is_empty() => "no",
         Some(_) => "yes",
         None => "unknown",
@@ -25,7 +32,13 @@ fn main() {
     println!("cargo:rustc-env=NQUEENS_FEATURES={features}");
     // A new commit or a checkout changes HEAD or the branch it names; an edit to a tracked
     // file changes whether the tree is modified, whichever crate it is in.
-    for path in ["../../.git/HEAD", "../../.git/index", "../../crates", "../../Cargo.toml"] {
+    for path in [
+        "../../.git/HEAD",
+        "../../.git/index",
+        "../../crates",
+        "../../Cargo.toml",
+        "../../Cargo.lock",
+    ] {
         println!("cargo:rerun-if-changed={path}");
     }
 }

@@ -30,7 +30,10 @@ pub(crate) struct Bench {
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct Sweep {
     pub(crate) schema_version: u32,
-    pub(crate) engine_version: String,
+    /// The package version, which sweeps recorded as the engine's before engines had an
+    /// identity of their own (`build.engine`); absent since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) engine_version: Option<String>,
     pub(crate) timestamp: u64,
     pub(crate) timestamp_utc: String,
     pub(crate) build: Build,
@@ -114,7 +117,7 @@ impl Bench {
         );
         let mut results: Vec<Record> = Vec::new();
         let mut skipped = Vec::new();
-        let mut engine_version = String::new();
+        let mut engine = None;
         for (n, method, threads) in combinations {
             let predicted = predicted_wall_s(&results, n, method, threads);
             if predicted.is_some_and(|seconds| seconds > self.longest_s)
@@ -139,7 +142,7 @@ impl Bench {
             }
             bar.inc((self.runs + self.warmup - runs - warmup) as u64);
             let last = &timed[timed.len() - 1].output;
-            engine_version = last["engine_version"].as_str().unwrap_or_default().to_owned();
+            engine = last["engine"].as_str().map(str::to_owned);
             let (total, unique) = (measure::field(last, "total")?, measure::field(last, "unique")?);
             let matches_known = match nqueens_test_support::listed_counts(n) {
                 Some(known) if known != (total, unique) => {
@@ -183,10 +186,10 @@ impl Bench {
         let (timestamp, timestamp_utc) = timestamp();
         let sweep = Sweep {
             schema_version: SCHEMA_VERSION,
-            engine_version,
+            engine_version: None,
             timestamp,
             timestamp_utc,
-            build: Build::this(),
+            build: Build { engine, ..Build::this() },
             host: Host::this(),
             runs: self.runs,
             warmup: self.warmup,

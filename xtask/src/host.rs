@@ -3,7 +3,7 @@
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use nqueens_core::KERNEL_INSTRUCTION_SETS;
+use nqueens_core::{ENGINE_IDENTITY, KERNEL_INSTRUCTION_SETS};
 use serde::{Deserialize, Serialize};
 
 /// The machine a sweep ran on.
@@ -26,12 +26,23 @@ pub(crate) struct Host {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Build {
     pub(crate) git_commit: String,
-    /// Whether the work tree had uncommitted changes to tracked files.
+    /// Whether what the binary is built from (`crates/`, the Cargo files) had uncommitted
+    /// changes; in files written before 2026-11-26, whether any tracked file had (the
+    /// results being written among them).
     pub(crate) git_dirty: bool,
+    /// The engine identity of the build measured (`nqueens_core::ENGINE_IDENTITY`);
+    /// `None` in files written before engines had one, and where `results/README.md` says
+    /// no digest of the commit's task results was taken since.
+    #[serde(default)]
+    pub(crate) engine: Option<String>,
     pub(crate) rustc: String,
     pub(crate) profile: String,
     pub(crate) rustflags: String,
 }
+
+/// What the binary measured is built from, as git pathspecs from the repository root.
+const BUILT_FROM: [&str; 4] =
+    [":(top)crates", ":(top)Cargo.toml", ":(top)Cargo.lock", ":(top)rust-toolchain.toml"];
 
 fn read(path: &str) -> String {
     std::fs::read_to_string(path).unwrap_or_default().trim().to_owned()
@@ -117,11 +128,23 @@ impl Host {
 }
 
 impl Build {
+    /// `commit 0123456789 with uncommitted changes, engine 1-b5fb523e`, for table captions.
+    pub(crate) fn describe(&self) -> String {
+        let commit = self.git_commit.get(..10).unwrap_or("unknown");
+        let dirty = if self.git_dirty { " with uncommitted changes" } else { "" };
+        let engine = self.engine.as_deref().unwrap_or("not recorded");
+        format!("commit {commit}{dirty}, engine {engine}")
+    }
+
     pub(crate) fn this() -> Build {
         Build {
             git_commit: command("git", &["rev-parse", "HEAD"]),
-            git_dirty: !command("git", &["status", "--porcelain", "--untracked-files=no"])
-                .is_empty(),
+            git_dirty: !command(
+                "git",
+                &[&["status", "--porcelain", "--"][..], &BUILT_FROM].concat(),
+            )
+            .is_empty(),
+            engine: Some(ENGINE_IDENTITY.to_owned()),
             rustc: command("rustc", &["-vV"]),
             profile: "release".to_owned(),
             rustflags: std::env::var("RUSTFLAGS").unwrap_or_default(),

@@ -172,12 +172,10 @@ fn ensure_chart(path: &Path, sweep: &Sweep, check: bool) -> Result<(), String> {
 }
 
 fn provenance(sweep: &Sweep) -> String {
-    let commit = sweep.build.git_commit.get(..10).unwrap_or("unknown");
-    let dirty = if sweep.build.git_dirty { " with uncommitted changes" } else { "" };
     format!(
-        "Machine: {}. Source: commit {commit}{dirty}, engine {}, {}, taken {}.",
+        "Machine: {}. Source: {}, {}, taken {}.",
         sweep.host.describe(),
-        sweep.engine_version,
+        sweep.build.describe(),
         sweep.build.rustc.lines().next().unwrap_or("rustc"),
         sweep.timestamp_utc
     )
@@ -390,11 +388,11 @@ fn estimates(checks: &Checks) -> String {
     drawn_on.dedup();
     for index in drawn_on {
         let check = &checks.checks[index];
-        let commit = check.build.git_commit.get(..10).unwrap_or("unknown");
         let _ = writeln!(
             out,
-            "Check of {} (`cargo xtask estimate-check`, `results/estimate.json`): commit {commit}, {}.",
+            "Check of {} (`cargo xtask estimate-check`, `results/estimate.json`): {}, {}.",
             check.timestamp_utc,
+            check.build.describe(),
             check.host.describe()
         );
     }
@@ -408,12 +406,11 @@ fn estimates(checks: &Checks) -> String {
 /// The README's plans table: the latest sweep of `cargo xtask plan`, with its machine.
 fn plan_table(plans: &Plans) -> String {
     let Some(sweep) = plans.plans.last() else { return String::new() };
-    let commit = sweep.build.git_commit.get(..10).unwrap_or("unknown");
     let mut out = format!(
-        "Predicted by `cargo xtask plan` (`results/plans.json`) on {}, {} threads, commit \
-         {commit}, {}.\n\n{}",
+        "Predicted by `cargo xtask plan` (`results/plans.json`) on {}, {} threads, {}, {}.\n\n{}",
         sweep.timestamp_utc,
         sweep.threads,
+        sweep.build.describe(),
         sweep.host.describe(),
         crate::plan::TABLE_HEADER
     );

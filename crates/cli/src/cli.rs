@@ -24,7 +24,7 @@ pub(crate) struct Cli {
 /// engine identity, and the optional features built in.
 static LONG_VERSION: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "{} (commit {})\nengine: {}\nfeatures: {}",
+        "{}\ncommit {}\nengine {}\nfeatures: {}",
         env!("CARGO_PKG_VERSION"),
         Build::this().text(),
         nqueens_core::ENGINE_IDENTITY,

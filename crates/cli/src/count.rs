@@ -190,15 +190,22 @@ fn refuse_other_engines(error: RunError<EngineError>) -> anyhow::Error {
     let mut builds: Vec<Build> =
         sessions.iter().map(|session| SessionReport::of(session).build).collect();
     builds.dedup();
+    let path = path.display();
+    let finish = match theirs {
+        Some(engine) => format!("a build of engine {engine}"),
+        None => "the build that started it".to_owned(),
+    };
     usage!(
         "{}",
         engines_differ(
-            &format!("checkpoint {}", path.display()),
+            &format!("checkpoint {path}"),
             theirs,
-            ENGINE_IDENTITY,
+            &format!("this build's engine {ENGINE_IDENTITY}"),
             &builds,
-            "finish that run with the build that started it, or count again from the start \
-             with this one and another --checkpoint file; the checkpoint was left untouched",
+            &format!(
+                "finish that run with {finish}, or count again from the start with this one \
+                 and another --checkpoint file ({path} was left untouched)"
+            ),
         )
     )
 }

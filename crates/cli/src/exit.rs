@@ -2,11 +2,12 @@
 //!
 //! - 0: success.
 //! - 1: a failure at run time (a file that cannot be read or written, a stdout that takes
-//!   no output, a checkpoint left stale, a failed audit), or, for `verify`, a placement that
+//!   no output, a checkpoint left stale or held by another run, a failed audit, task
+//!   results that do not add up), or, for `verify`, a placement that
 //!   is no solution, and for `merge --compare`, tasks whose counts differ.
 //! - 2: a usage error: anything wrong with what the command line asks, whether clap or a
 //!   later check finds it.
-//! - 128 + signal: stopped by a signal (130 for Ctrl-C, 143 for SIGTERM).
+//! - 128 + signal: stopped by a signal (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP).
 
 use std::fmt;
 use std::process::ExitCode;
@@ -20,11 +21,16 @@ pub(crate) const STATUSES: [(&str, &str); 4] = [
     (
         "1",
         "a failure at run time: a file that cannot be read or written, a stdout that takes no \
-         output, a stale checkpoint, a failed audit; for verify, a placement that is no \
-         solution; for merge --compare, tasks whose counts differ",
+         output, a stale checkpoint or one another run holds, a failed audit, task results \
+         that do not add up; for verify, a placement that is no solution; for merge \
+         --compare, tasks whose counts differ",
     ),
-    ("2", "a usage error: anything wrong with what the command line or the input asks"),
-    ("130, 143", "stopped by SIGINT or SIGTERM (128 + the signal)"),
+    (
+        "2",
+        "a usage error: anything wrong with what the command line or the input asks, a \
+         checkpoint or shard of another run or engine among them",
+    ),
+    ("129, 130, 143", "stopped by SIGHUP, SIGINT or SIGTERM (128 + the signal)"),
 ];
 
 /// A failure at run time.

@@ -45,10 +45,17 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
                 engines_differ(
                     &path.display().to_string(),
                     shard.run.engine.as_deref(),
-                    first.run.engine.as_deref().unwrap_or(ENGINE_IDENTITY),
+                    &match &first.run.engine {
+                        Some(engine) if path != first_path => {
+                            format!("{}'s engine {engine}", first_path.display())
+                        }
+                        _ => format!("this build's engine {ENGINE_IDENTITY}"),
+                    },
                     &shard.build.clone().into_iter().collect::<Vec<_>>(),
-                    "count every shard again with builds of one engine (this one is engine \
-                     {ENGINE_IDENTITY}) and merge those",
+                    &format!(
+                        "count the shards again with builds of one engine (this one is engine \
+                         {ENGINE_IDENTITY}), and merge those"
+                    ),
                 )
             ));
         }
@@ -203,7 +210,7 @@ fn builds(shards: &[(PathBuf, CountReport, ShardInfo)]) -> (Vec<ShardBuild>, Opt
             .map(|(build, indices)| {
                 let build =
                     build.as_ref().map_or_else(|| "an unnamed build".to_owned(), Build::text);
-                format!("{build} ({})", shard_list(indices))
+                format!("{build} for {}", shard_list(indices))
             })
             .collect();
         format!(

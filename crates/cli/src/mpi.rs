@@ -329,7 +329,7 @@ impl Coordinator<'_> {
                         engines_differ(
                             &format!("rank {rank}"),
                             run.engine.as_deref(),
-                            self.run.engine_text(),
+                            &format!("rank 0's engine {}", self.run.engine_text()),
                             &[],
                             "run every rank with builds of one engine",
                         )

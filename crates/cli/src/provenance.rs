@@ -36,9 +36,10 @@ impl Build {
 }
 
 /// The one line that refuses to add `what`'s task results (a checkpoint, a shard, a rank)
-/// to those of engine `ours`: two engines may count a task differently, and their sum
-/// would be wrong with nothing to show it. `theirs` is `None` for results written before
-/// engines had an identity; `made_by` names the builds that made them, where known.
+/// to those of `ours` ("this build's engine 1-...", say): two engines may count a task
+/// differently, and their sum would be wrong with nothing to show it. `theirs` is `None`
+/// for results written before engines had an identity; `made_by` names the builds that
+/// made them, where known; `again` says what to do instead.
 pub(crate) fn engines_differ(
     what: &str,
     theirs: Option<&str>,
@@ -57,8 +58,7 @@ pub(crate) fn engines_differ(
         None => format!("a build from before engine identities{builds}"),
     };
     format!(
-        "{what} holds task results of {theirs}, and they would be added to those of engine \
-         {ours}; two engines may count a task differently, so their results are never \
-         added up: {again}"
+        "{what} holds task results of {theirs}, not of {ours}; results of two engines are \
+         never added up, since a task may count differently in each: {again}"
     )
 }

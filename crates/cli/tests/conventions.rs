@@ -101,9 +101,10 @@ fn short_flags_for_threads_and_quiet() {
 }
 
 #[test]
-fn version_names_the_commit_and_the_features() {
+fn version_names_the_commit_the_engine_and_the_features() {
     let long = stdout(&nqueens(&["--version"]));
     assert!(long.contains("commit ") && long.contains("features: "), "{long}");
+    assert!(long.contains(&format!("\nengine {}\n", nqueens_core::ENGINE_IDENTITY)), "{long}");
     let short = stdout(&nqueens(&["-V"]));
     assert_eq!(short.lines().count(), 1, "{short}");
 }

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use nqueens_core::{Method, Problem, Task};
+use nqueens_core::{ENGINE_IDENTITY, Method, Problem, Task};
 use nqueens_scheduler::{
     CostModel, Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, Shard, makespan,
     sample_first_order, stratified_order,
@@ -28,6 +28,7 @@ use crate::exit::usage;
 use crate::host::Host;
 use crate::memory;
 use crate::output::{self, plural, say};
+use crate::provenance::Build;
 use crate::signals::Signals;
 use crate::spec::{self, RunSpec, Sharing};
 
@@ -214,6 +215,8 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         cluster,
         host: Host::this(),
+        engine: ENGINE_IDENTITY,
+        build: Build::this(),
     };
     let (printed, result) = if args.json {
         let json = serde_json::to_string(&estimate)?;
@@ -257,6 +260,9 @@ struct Estimate {
     cluster: Option<ClusterEstimate>,
     /// The machine timed, which the prediction is for.
     host: Host,
+    /// The engine and build timed: another build may be faster or slower.
+    engine: &'static str,
+    build: Build,
 }
 
 /// The wall time on a cluster of machines like this one.
