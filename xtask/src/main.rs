@@ -59,6 +59,10 @@ Commands:
           regenerate the tables in README.md and results/README.md from results/*.json;
           --check fails if they are stale instead
   help    print this text
+
+The commands that time the binary build it first; NQUEENS_BINARY=PATH times PATH instead
+(a machine without the toolchain, with a binary and xtask built elsewhere, run from a copy
+of the workspace).
 ";
 
 fn main() -> ExitCode {

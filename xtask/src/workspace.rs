@@ -5,12 +5,20 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// The workspace root: xtask lives one directory below it.
+/// The workspace root: the nearest folder up from the current one that holds xtask (so a
+/// built xtask can be run in a copy of the workspace elsewhere), or else the one it was
+/// built in.
 pub(crate) fn project_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask is inside the workspace")
-        .to_owned()
+    let here = std::env::current_dir().unwrap_or_default();
+    here.ancestors().find(|dir| dir.join("xtask/Cargo.toml").is_file()).map_or_else(
+        || {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .expect("xtask is inside the workspace")
+                .to_owned()
+        },
+        Path::to_path_buf,
+    )
 }
 
 pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<(), String> {

@@ -33,7 +33,10 @@ extern "C" fn note_closed_stdout() {
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "nqueens: {}", format_args!($($arg)*));
+        // One write for the whole line: stderr is unbuffered, and a line written piece by
+        // piece can be cut by another process's output (mpirun's, the other ranks').
+        let line = format!("nqueens: {}\n", format_args!($($arg)*));
+        let _ = std::io::stderr().write_all(line.as_bytes());
     }};
 }
 pub(crate) use say;
