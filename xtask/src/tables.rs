@@ -285,8 +285,11 @@ fn summary(sweep: &Sweep, scaling: &ScalingRun) -> String {
     let _ = writeln!(
         out,
         "\nCore scaling at N = {} (`cargo xtask scaling`, `results/scaling.json`), medians of {} \
-         alternating runs:\n",
-        scaling.n, scaling.runs
+         alternating runs, on {}; {}:\n",
+        scaling.n,
+        scaling.runs,
+        scaling.host.describe(),
+        scaling.build.describe()
     );
     out.push_str(&scaling_table(scaling, Runs::MedianOnly));
     let _ = writeln!(out, "\n![speedup over 1 thread](results/scaling.svg)");
