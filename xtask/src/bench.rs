@@ -117,7 +117,7 @@ impl Bench {
         );
         let mut results: Vec<Record> = Vec::new();
         let mut skipped = Vec::new();
-        let mut engine = None;
+        let mut build = None;
         for (n, method, threads) in combinations {
             let predicted = predicted_wall_s(&results, n, method, threads);
             if predicted.is_some_and(|seconds| seconds > self.longest_s)
@@ -142,7 +142,7 @@ impl Bench {
             }
             bar.inc((self.runs + self.warmup - runs - warmup) as u64);
             let last = &timed[timed.len() - 1].output;
-            engine = last["engine"].as_str().map(str::to_owned);
+            build.get_or_insert_with(|| Build::of_binary(last));
             let (total, unique) = (measure::field(last, "total")?, measure::field(last, "unique")?);
             let matches_known = match nqueens_test_support::listed_counts(n) {
                 Some(known) if known != (total, unique) => {
@@ -189,7 +189,7 @@ impl Bench {
             engine_version: None,
             timestamp,
             timestamp_utc,
-            build: Build { engine, ..Build::this() },
+            build: build.unwrap_or_else(Build::this),
             host: Host::this(),
             runs: self.runs,
             warmup: self.warmup,

@@ -128,12 +128,25 @@ impl Host {
 }
 
 impl Build {
-    /// `commit 0123456789 with uncommitted changes, engine 1-b5fb523e`, for table captions.
+    /// `commit 0123456789 with uncommitted changes, engine 1-0ea2b9fc`, for table captions.
     pub(crate) fn describe(&self) -> String {
         let commit = self.git_commit.get(..10).unwrap_or("unknown");
         let dirty = if self.git_dirty { " with uncommitted changes" } else { "" };
         let engine = self.engine.as_deref().unwrap_or("not recorded");
         format!("commit {commit}{dirty}, engine {engine}")
+    }
+
+    /// The build of the binary that printed `output` (a count's `--json`), as it names
+    /// itself: where `NQUEENS_BINARY` times a binary built elsewhere, this tree's commit
+    /// and engine need not be its. The toolchain is this one's.
+    pub(crate) fn of_binary(output: &serde_json::Value) -> Build {
+        let this = Build::this();
+        Build {
+            git_commit: output["build"]["commit"].as_str().map_or(this.git_commit, str::to_owned),
+            git_dirty: output["build"]["modified"].as_bool().unwrap_or(this.git_dirty),
+            engine: output["engine"].as_str().map(str::to_owned),
+            ..this
+        }
     }
 
     pub(crate) fn this() -> Build {

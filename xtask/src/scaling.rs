@@ -47,6 +47,7 @@ impl Scaling {
     pub(crate) fn run(&self) -> Result<(), String> {
         let binary = measure::build_release()?;
         let mut points = Vec::new();
+        let mut build = None;
         for method in &self.methods {
             // Alternate thread counts run by run, so that drift of the machine hits all alike.
             let mut times = vec![Vec::new(); self.threads.len()];
@@ -61,6 +62,7 @@ impl Scaling {
                     );
                     let run = measure::count(&binary, self.n, method, threads, &[])?;
                     kernel = run.output["kernel"].as_str().map(str::to_owned);
+                    build.get_or_insert_with(|| Build::of_binary(&run.output));
                     times[slot].push(run.wall_s);
                 }
             }
@@ -91,7 +93,7 @@ impl Scaling {
             runs: self.runs,
             timestamp,
             timestamp_utc,
-            build: Build::this(),
+            build: build.unwrap_or_else(Build::this),
             host: Host::this(),
             points,
         };

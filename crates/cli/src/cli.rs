@@ -1,10 +1,11 @@
 //! The command line, in one place: clap's definitions and nothing else.
 
+use std::ffi::OsStr;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::LazyLock;
 
+use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use nqueens_core::{Kernel, Method, Turn};
 use nqueens_scheduler::Shard;
@@ -14,11 +15,26 @@ use crate::provenance::Build;
 /// Counts N-Queens solutions: all of them (OEIS A000170) and those distinct under the
 /// board's 8 symmetries (OEIS A002562).
 #[derive(Debug, Parser)]
-#[command(name = "nqueens", version, long_version = LONG_VERSION.as_str(), max_term_width = 80)]
+#[command(
+    name = "nqueens",
+    version = SHORT_VERSION.as_str(),
+    long_version = LONG_VERSION.as_str(),
+    max_term_width = 80
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
 }
+
+/// `-V`: the version, the commit and the engine, on one line.
+static SHORT_VERSION: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{} (commit {}, engine {})",
+        env!("CARGO_PKG_VERSION"),
+        Build::this().text(),
+        nqueens_core::ENGINE_IDENTITY
+    )
+});
 
 /// `--version`'s long form: the commit built (and whether its tree was modified), the
 /// engine identity, and the optional features built in.
@@ -86,7 +102,14 @@ pub(crate) struct BoardArgs {
     /// with the 8-fold symmetry), half (mirror halving), plain (no symmetry), or auto, the
     /// fastest for N; with --place, plain, the only one allowed. All are exact and report
     /// total and unique counts.
-    #[arg(long, value_name = "METHOD", default_value = "auto", hide_default_value = true)]
+    #[arg(
+        long,
+        value_name = "METHOD",
+        default_value = "auto",
+        hide_default_value = true,
+        hide_possible_values = true,
+        value_parser = OneOf { names: &METHODS, parse: parse_method }
+    )]
     pub(crate) method: MethodChoice,
 
     /// The instruction set: auto, avx512, avx2 or scalar.
@@ -95,7 +118,13 @@ pub(crate) struct BoardArgs {
     /// 512 pairs at a time, with VPOPCNTDQ), avx2 (eight boards, N <= 28; 256 pairs),
     /// scalar (one board; 64 pairs), or auto, the fastest this processor has for N. All give
     /// the same counts; one the processor lacks is refused.
-    #[arg(long, value_name = "KERNEL", default_value = "auto", value_parser = parse_kernel)]
+    #[arg(
+        long,
+        value_name = "KERNEL",
+        default_value = "auto",
+        hide_possible_values = true,
+        value_parser = OneOf { names: &KERNELS, parse: parse_kernel }
+    )]
     pub(crate) kernel: Kernel,
 
     /// Hold at most SIZE of memory (K, M, G, T: powers of 1024).
@@ -160,7 +189,13 @@ pub(crate) struct CountArgs {
     ///
     /// half-turn counts OEIS A032522, quarter-turn OEIS A033148, each with a search of its
     /// own; no unique count is reported.
-    #[arg(long, value_name = "TURN", conflicts_with_all = ["place", "method"])]
+    #[arg(
+        long,
+        value_name = "TURN",
+        conflicts_with = "place",
+        hide_possible_values = true,
+        value_parser = OneOf { names: &TURNS, parse: parse_turn }
+    )]
     pub(crate) symmetric: Option<Turn>,
 
     /// Count a share F of the tasks again, and report the total only if they agree.
@@ -229,18 +264,51 @@ pub(crate) enum MethodChoice {
     Exactly(Method),
 }
 
-impl FromStr for MethodChoice {
-    type Err = String;
+/// The values `--method` takes, which shells complete.
+const METHODS: [&str; 5] = ["auto", "join", "eightfold", "half", "plain"];
 
-    fn from_str(s: &str) -> Result<MethodChoice, String> {
-        if s == "auto" {
-            return Ok(MethodChoice::Auto);
-        }
-        s.parse().map(MethodChoice::Exactly).map_err(|e: nqueens_core::UnknownMethod| {
-            let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
-            format!("unknown method '{}' (expected auto, {})", e.0, names.join(", "))
-        })
+/// The values `--kernel` takes.
+const KERNELS: [&str; 4] = ["auto", "avx512", "avx2", "scalar"];
+
+/// The values `--symmetric` takes.
+const TURNS: [&str; 2] = ["half-turn", "quarter-turn"];
+
+/// A value parsed by `parse`, one of `names`: the parser's own message for anything else,
+/// and the names for shell completions and the manual.
+#[derive(Clone)]
+struct OneOf<T> {
+    names: &'static [&'static str],
+    parse: fn(&str) -> Result<T, String>,
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for OneOf<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        self.parse.parse_ref(command, arg, value)
     }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.names.iter().map(PossibleValue::new)))
+    }
+}
+
+fn parse_method(text: &str) -> Result<MethodChoice, String> {
+    if text == "auto" {
+        return Ok(MethodChoice::Auto);
+    }
+    text.parse().map(MethodChoice::Exactly).map_err(|e: nqueens_core::UnknownMethod| {
+        format!("unknown method '{}' (expected {})", e.0, METHODS.join(", "))
+    })
+}
+
+fn parse_turn(text: &str) -> Result<Turn, String> {
+    text.parse().map_err(|e: nqueens_core::UnknownTurn| e.to_string())
 }
 
 fn parse_kernel(text: &str) -> Result<Kernel, String> {
@@ -356,13 +424,8 @@ pub(crate) struct SolveArgs {
     #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_board_size)]
     pub(crate) n: usize,
 
-    /// Draw the board with Q and . (up to N = 40, which fits an 80-column terminal).
-    #[arg(long, conflicts_with = "json")]
-    pub(crate) board: bool,
-
-    /// Print {"n": N, "columns": [...]} instead of a line of columns.
-    #[arg(long)]
-    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) printed: Printed,
 
     /// A random solution instead of the constructed one (prints its seed on stderr).
     ///
@@ -397,12 +460,8 @@ pub(crate) struct ListArgs {
     #[arg(long)]
     pub(crate) unique: bool,
 
-    /// How each solution is printed: text, board or json.
-    ///
-    /// text: the column of each row, from 1; board: each drawn with Q and . (up to N = 40);
-    /// json: one {"n", "columns"} object per line. `nqueens verify` reads all three.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub(crate) format: Format,
+    #[command(flatten)]
+    pub(crate) printed: Printed,
 
     #[command(flatten)]
     pub(crate) workers: Workers,
@@ -410,12 +469,15 @@ pub(crate) struct ListArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct VerifyArgs {
-    /// The column of each row's queen, from 1; without them, placements from stdin.
+    /// A placement's columns, one per argument, or placements, one per argument; without
+    /// them, placements from stdin.
     ///
-    /// Separated by spaces or commas. Standard input holds placements as `list` and
-    /// `solve` print them: a line of columns, a JSON object with "columns", or a board
-    /// drawn with Q and . (boards separated by a blank line).
-    #[arg(value_name = "COLUMNS")]
+    /// Columns count from 1: `verify 2 4 1 3` is one placement. An argument that holds a
+    /// whole placement (columns separated by spaces or commas, a JSON object with
+    /// "columns", or a board drawn with Q and .) gets a verdict of its own. Standard
+    /// input holds placements as `list` and `solve` print them, one verdict each (boards
+    /// separated by a blank line).
+    #[arg(value_name = "PLACEMENT")]
     pub(crate) columns: Vec<String>,
 }
 
@@ -436,6 +498,38 @@ pub(crate) struct MergeArgs {
     /// differ, with their keys, and exit with status 1 if any do.
     #[arg(long, conflicts_with = "json")]
     pub(crate) compare: bool,
+}
+
+/// How `solve` and `list` print solutions: `--format`, or its shorthands; the last given
+/// wins.
+#[derive(Debug, Args)]
+pub(crate) struct Printed {
+    /// How each solution is printed: text, board or json.
+    ///
+    /// text: the column of each row, from 1; board: drawn with Q and . (up to N = 40,
+    /// which fits an 80-column terminal); json: one {"n", "columns"} object per line.
+    /// `nqueens verify` reads all three.
+    #[arg(long, value_enum, default_value_t = Format::Text, overrides_with_all = ["json", "board"])]
+    format: Format,
+
+    /// The same as --format json.
+    #[arg(long, overrides_with_all = ["format", "board"])]
+    json: bool,
+
+    /// The same as --format board.
+    #[arg(long, overrides_with_all = ["format", "json"])]
+    board: bool,
+}
+
+impl Printed {
+    /// The format asked for.
+    pub(crate) fn format(&self) -> Format {
+        match (self.json, self.board) {
+            (true, _) => Format::Json,
+            (_, true) => Format::Board,
+            _ => self.format,
+        }
+    }
 }
 
 /// How a solution is printed.
@@ -474,7 +568,14 @@ fn parse_queen(text: &str) -> Result<(usize, usize), String> {
 
 /// The clap command, for tests and for help generation.
 pub(crate) fn build_command() -> clap::Command {
-    Cli::command()
+    // The last of a repeated option wins, as in most tools (`-q -q`, or `--progress log`
+    // after a `--progress never` from an alias).
+    let command = Cli::command().args_override_self(true);
+    let names: Vec<String> =
+        command.get_subcommands().map(|sub| sub.get_name().to_owned()).collect();
+    names.into_iter().fold(command, |command, name| {
+        command.mut_subcommand(name, |sub| sub.args_override_self(true))
+    })
 }
 
 #[cfg(test)]

@@ -28,9 +28,6 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     // keeps its default action, ending the rank: mpirun then ends the job, and a run over
     // MPI has no checkpoint to save.
     let signals = (!args.mpi).then(Signals::install).transpose()?;
-    // Taken before anything else is done, so that a second run on the same checkpoint is
-    // refused at once, and held until the result is printed.
-    let lock = args.checkpoint.as_deref().map(CheckpointLock::acquire).transpose()?.map(Arc::new);
     let threads = spec::threads(args.board.workers.threads)?;
     let problem = check_memory(spec::problem(&args)?, threads, args.board.max_memory)?.problem;
     let Some(signals) = signals else {
@@ -47,6 +44,13 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         Sharing::Shared { processes: shard.count }
     };
     let RunSpec { problem, tasks, identity } = RunSpec::new(problem, args.depth, sharing)?;
+    // Taken once the command line has been checked (a usage error is said as one), before
+    // any work, and held until the result is printed: a second run on the checkpoint is
+    // refused before it counts anything.
+    let lock = args.checkpoint.as_deref().map(CheckpointLock::acquire).transpose()?.map(Arc::new);
+    if let Some(unenforced) = lock.as_deref().and_then(CheckpointLock::unenforced) {
+        say!("warning: {unenforced}");
+    }
 
     let audit = args.audit.map(|share| Audit::choose(share, args.audit_seed, shard, tasks.len()));
     let count_nodes = args.stats;
@@ -143,6 +147,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     let finished = Finished {
         kernel,
         threads: ran_threads,
+        resumed: sessions.is_some(),
         sessions,
         shard_builds: None,
         counts,
@@ -161,6 +166,9 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
             Some(NodeStats::of_this_process(counts.nodes, problem.work_unit(), thread_seconds));
     }
     let printed = result.print(args.json);
+    if !args.place.is_empty() && !args.json {
+        say!("note: no unique count: a board with queens placed in advance has no symmetry");
+    }
     if let Some(sessions) = &result.sessions {
         note_other_builds(sessions);
     }
@@ -187,9 +195,12 @@ fn refuse_other_engines(error: RunError<EngineError>) -> anyhow::Error {
     if theirs == Some(ENGINE_IDENTITY) {
         return error.into();
     }
-    let mut builds: Vec<Build> =
-        sessions.iter().map(|session| SessionReport::of(session).build).collect();
-    builds.dedup();
+    let mut builds: Vec<Build> = Vec::new();
+    for build in sessions.iter().map(|session| SessionReport::of(session).build) {
+        if !builds.contains(&build) {
+            builds.push(build);
+        }
+    }
     let path = path.display();
     let finish = match theirs {
         Some(engine) => format!("a build of engine {engine}"),

@@ -34,7 +34,8 @@ const TASK_DEPTH: usize = 2;
 pub(crate) fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
     crate::signals::end_at_once("listing solutions")?;
     let enumeration = Enumeration::new(args.n, args.unique)?;
-    if args.format == Format::Board {
+    let format = args.printed.format();
+    if format == Format::Board {
         show::check_drawable(args.n)?;
     }
     let threads = crate::spec::threads(args.workers.threads)?;
@@ -47,8 +48,8 @@ pub(crate) fn run(args: ListArgs) -> anyhow::Result<ExitCode> {
     let mut flushed = Instant::now();
     for solution in InOrder::start(enumeration, tasks, threads).take(limit) {
         let solution = solution?;
-        let printed = show::write(&mut out, &solution, args.format).and_then(|()| {
-            if args.format == Format::Board {
+        let printed = show::write(&mut out, &solution, format).and_then(|()| {
+            if format == Format::Board {
                 writeln!(out)?;
             }
             if interactive || flushed.elapsed() >= FLUSH_EVERY {

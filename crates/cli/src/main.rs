@@ -33,7 +33,8 @@ mod verify;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{FromArgMatches, error::ErrorKind};
+use clap::FromArgMatches;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use crate::cli::{Cli, Command};
 use crate::exit::USAGE_ERROR;
@@ -62,7 +63,7 @@ fn main() -> ExitCode {
             return ExitCode::from(USAGE_ERROR);
         }
         Err(err) => {
-            say!("{}", usage_error(&err.render().to_string()));
+            say!("{}", usage_error(&err));
             return ExitCode::from(USAGE_ERROR);
         }
     };
@@ -75,19 +76,50 @@ fn main() -> ExitCode {
     }
 }
 
-/// What clap says of a usage error, in one line, and its suggestion (`tip: a similar
-/// argument exists`, `tip: some similar subcommands exist`) on a second where it has one:
-/// clap's usage and its pointer to --help follow it, which the help itself holds.
-fn usage_error(rendered: &str) -> String {
+/// What clap says of a usage error, in one line, and a tip on a second where one helps:
+/// for an option another subcommand takes, which one; else clap's suggestion of a similar
+/// name (`tip: a similar argument exists`), but never its `-- --option`, which passes an
+/// option as a value, and no subcommand takes such values. Clap's usage and its pointer
+/// to --help follow, which the help itself holds.
+fn usage_error(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
     let mut paragraphs = rendered.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
     let message = paragraphs.next().unwrap_or_default();
     let message: Vec<&str> = message.lines().map(str::trim).collect();
     let mut said = message.join(" ").trim_start_matches("error: ").to_owned();
-    for tip in paragraphs.filter(|p| p.starts_with("tip:")) {
+    let clap_tips = paragraphs
+        .filter(|p| p.starts_with("tip:") && !p.contains("use '-- "))
+        .map(|tip| tip.lines().map(str::trim).collect::<Vec<_>>().join(" "));
+    let tips: Vec<String> = match taken_elsewhere(err) {
+        Some(tip) => vec![tip],
+        None => clap_tips.collect(),
+    };
+    for tip in tips {
         said += "\n  ";
-        said += &tip.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+        said += &tip;
     }
     said
+}
+
+/// For an option this subcommand does not take, the subcommands that do take it, as a tip.
+fn taken_elsewhere(err: &clap::Error) -> Option<String> {
+    if err.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(given)) = err.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let long = given.split('=').next()?.strip_prefix("--")?;
+    let command = cli::build_command();
+    let takers: Vec<String> = command
+        .get_subcommands()
+        .filter(|sub| sub.get_arguments().any(|arg| arg.get_long() == Some(long)))
+        .map(|sub| format!("nqueens {}", sub.get_name()))
+        .collect();
+    if takers.is_empty() {
+        return None;
+    }
+    Some(format!("tip: --{long} is an option of {}", takers.join(" and ")))
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {

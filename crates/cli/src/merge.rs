@@ -110,6 +110,7 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         kernel,
         threads,
         sessions: None,
+        resumed: shards.iter().any(|(_, shard, _)| shard.resumed),
         shard_builds: Some(shard_builds),
         counts,
         unique: outcome.unique,
@@ -238,7 +239,11 @@ fn shard_list(indices: &[usize]) -> String {
 fn one_kernel(shards: &[(PathBuf, CountReport, ShardInfo)]) -> (Option<Kernel>, Option<String>) {
     let mut by_kernel: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (_, shard, info) in shards {
-        let kernel = shard.kernel.map_or_else(|| "unnamed".to_owned(), |k| k.to_string());
+        let kernel = match (shard.kernel, &shard.sessions) {
+            (Some(kernel), _) => kernel.to_string(),
+            (None, Some(_)) => "several, resumed".to_owned(),
+            (None, None) => "unnamed".to_owned(),
+        };
         by_kernel.entry(kernel).or_default().push(info.index);
     }
     if by_kernel.len() == 1 {

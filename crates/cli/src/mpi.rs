@@ -138,6 +138,7 @@ fn share(
         kernel: Some(problem.kernel()),
         threads: Some(all_threads),
         sessions: None,
+        resumed: false,
         shard_builds: None,
         counts,
         unique: finish_here(&problem, &counts, threads)?,

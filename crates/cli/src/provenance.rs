@@ -4,13 +4,14 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The build of the program: its commit and whether the tree it was built from had
-/// uncommitted changes to tracked files.
+/// The build of the program: its commit and whether what it was built from (`crates/`, the
+/// Cargo files) had uncommitted changes, new files among them.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub(crate) struct Build {
     /// The commit, as 12 hex digits; `unknown` where the build had no git.
     pub(crate) commit: String,
-    /// Whether tracked files differed from the commit; `None` where the build had no git.
+    /// Whether what it was built from differed from the commit; `None` where the build had
+    /// no git.
     pub(crate) modified: Option<bool>,
 }
 

@@ -35,7 +35,7 @@ pub(crate) struct CountReport {
     /// them on different numbers.
     pub(crate) threads: Option<usize>,
     /// Whether the count was resumed from a checkpoint: its tasks then ran in several
-    /// sessions, which `sessions` lists.
+    /// sessions, which `sessions` lists (for merged shards, each shard's file).
     #[serde(default)]
     pub(crate) resumed: bool,
     /// For a resumed count, what ran its tasks, session by session (alike sessions in one
@@ -152,7 +152,7 @@ impl SessionReport {
         };
         let kernel = one(working.iter().map(|s| s.kernel)).flatten();
         let threads = one(working.iter().map(|s| s.threads));
-        let resumed = sessions.iter().map(|s| s.runs).sum::<usize>() > 1;
+        let resumed = sessions.iter().fold(0usize, |runs, s| runs.saturating_add(s.runs)) > 1;
         (kernel, threads, resumed.then_some(reports))
     }
     /// `threads` times the seconds counted: the thread time these sessions took.
@@ -242,6 +242,9 @@ pub(crate) struct Finished {
     pub(crate) threads: Option<usize>,
     /// For a resumed run, what ran each session; `None` for a run of one session.
     pub(crate) sessions: Option<Vec<SessionReport>>,
+    /// Whether any of it was resumed: a resumed run, or merged shards of which one was
+    /// (whose sessions their own files list).
+    pub(crate) resumed: bool,
     pub(crate) shard_builds: Option<Vec<ShardBuild>>,
     pub(crate) counts: Counts,
     /// Solutions distinct under symmetry, where the run can know them.
@@ -262,7 +265,7 @@ impl CountReport {
             build: Some(Build::this()),
             kernel: finished.kernel,
             threads: finished.threads,
-            resumed: finished.sessions.is_some(),
+            resumed: finished.resumed,
             sessions: finished.sessions,
             shard_builds: finished.shard_builds,
             total: finished.counts.total,
@@ -307,19 +310,14 @@ impl CountReport {
             (None, Some(turn)) => format!(" symmetric={turn}"),
             (None, None) => String::new(),
         };
-        // A count of the solutions a turn leaves unchanged has no unique count to miss.
-        let no_unique = match run.symmetric {
-            Some(_) => "",
-            None => " (unique is not defined for a partial board)",
-        };
         let (n, elapsed) = (run.n, self.elapsed_s);
         let several = || "several".to_owned();
         let threads = self.threads.map_or_else(several, |threads| threads.to_string());
         // Every figure names the kernel it ran on; old join reports have none.
-        let method = match (self.kernel, &self.sessions) {
-            (Some(kernel), _) => format!("{} kernel={kernel}", run.method),
-            (None, Some(_)) => format!("{} kernel=several", run.method),
-            (None, None) => run.method.to_string(),
+        let method = match self.kernel {
+            Some(kernel) => format!("{} kernel={kernel}", run.method),
+            None if self.resumed => format!("{} kernel=several", run.method),
+            None => run.method.to_string(),
         };
         let engine = format!("engine={}", run.engine_text());
         let line = match (self.unique, self.shard) {
@@ -336,7 +334,7 @@ impl CountReport {
             ),
             (None, None) => format!(
                 "N={n}{place} total={} method={method} threads={threads} \
-                 elapsed={elapsed:.3}s {engine}{no_unique}",
+                 elapsed={elapsed:.3}s {engine}",
                 self.total
             ),
         };
@@ -345,6 +343,7 @@ impl CountReport {
                 let ran: Vec<String> = sessions.iter().map(SessionReport::text).collect();
                 format!("{line} resumed: {}", ran.join(", "))
             }
+            None if self.resumed => format!("{line} resumed: shards, whose files say what ran"),
             None => line,
         };
         let line = match &self.audit {
@@ -397,6 +396,7 @@ mod tests {
             kernel: Some(Kernel::Scalar),
             threads: Some(2),
             sessions: None,
+            resumed: false,
             shard_builds: None,
             counts,
             unique: Some(UNIQUE_27),

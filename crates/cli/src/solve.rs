@@ -12,11 +12,7 @@ use crate::{output, show};
 
 pub(crate) fn run(args: SolveArgs) -> anyhow::Result<ExitCode> {
     crate::signals::end_at_once("finding a solution")?;
-    let format = match (args.board, args.json) {
-        (true, _) => Format::Board,
-        (false, true) => Format::Json,
-        (false, false) => Format::Text,
-    };
+    let format = args.printed.format();
     if format == Format::Board {
         show::check_drawable(args.n)?;
     }

@@ -71,7 +71,17 @@ impl RunSpec {
 pub(crate) fn problem(args: &CountArgs) -> anyhow::Result<Problem> {
     match args.symmetric {
         Some(turn) => {
-            Ok(Problem::unchanged_by(args.board.n, turn)?.with_kernel(args.board.kernel)?)
+            let problem = Problem::unchanged_by(args.board.n, turn)?;
+            if let MethodChoice::Exactly(method) = args.board.method
+                && method != problem.method()
+            {
+                return Err(usage!(
+                    "--symmetric counts with a {0} search of its own; drop --method, or give \
+                     --method {0}",
+                    problem.method()
+                ));
+            }
+            Ok(problem.with_kernel(args.board.kernel)?)
         }
         None => board(&args.board, &args.place),
     }

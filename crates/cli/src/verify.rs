@@ -14,12 +14,26 @@ pub(crate) fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut out = BufWriter::new(output::stdout()?);
     let mut all_solutions = true;
     if !args.columns.is_empty() {
-        let columns = match parse(&args.columns.join(" ")) {
-            Ok(Some(columns)) => columns,
-            Ok(None) => return Ok(malformed("no columns given")),
-            Err(message) => return Ok(malformed(&message)),
+        // Every argument a single column (`verify 2 4 1 3`) makes one placement; otherwise
+        // each argument is a placement of its own, in any format `list` and `solve` print.
+        let placements = if args.columns.iter().all(|arg| is_one_column(arg)) {
+            vec![args.columns.join(" ")]
+        } else {
+            args.columns
         };
-        all_solutions = judge(&mut out, "", columns)?;
+        let labelled = placements.len() > 1;
+        let mut judged = Vec::with_capacity(placements.len());
+        for (index, text) in placements.iter().enumerate() {
+            let label = if labelled { format!("argument {}: ", index + 1) } else { String::new() };
+            match placement(text) {
+                Ok(Some(columns)) => judged.push((label, columns)),
+                Ok(None) => return Ok(malformed(&format!("{label}no columns given"))),
+                Err(message) => return Ok(malformed(&format!("{label}{message}"))),
+            }
+        }
+        for (label, columns) in judged {
+            all_solutions &= judge(&mut out, &label, columns)?;
+        }
     } else {
         let mut placements = 0;
         let mut board = Board::default();
@@ -94,6 +108,34 @@ fn parse_line(text: &str) -> Result<Option<Vec<usize>>, String> {
         })
         .collect::<Result<Vec<usize>, String>>()?;
     Ok(Some(columns))
+}
+
+/// Whether a command-line argument is one column of a placement given column by column,
+/// rather than a placement of its own.
+fn is_one_column(arg: &str) -> bool {
+    let arg = arg.trim();
+    !arg.contains(|c: char| c.is_whitespace() || c == ',')
+        && !arg.starts_with('{')
+        && !is_board_row(arg)
+}
+
+/// The 0-based columns of one placement given as an argument: columns from 1, a JSON
+/// object with `columns`, or a board drawn with `Q` and `.` over several lines.
+fn placement(text: &str) -> Result<Option<Vec<usize>>, String> {
+    let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
+    if !lines.first().is_some_and(|line| is_board_row(line)) {
+        return parse_line(text.trim());
+    }
+    let mut board = Board::default();
+    for (index, line) in lines.iter().enumerate() {
+        if let Some((_, columns)) = board.read(index + 1, line)? {
+            if index + 1 < lines.len() {
+                return Err("a board with more rows than cells per row".to_owned());
+            }
+            return Ok(Some(columns));
+        }
+    }
+    Err("the board ends before its last row".to_owned())
 }
 
 /// Whether a line is a row of a drawn board: cells of `Q` and `.`, between spaces.

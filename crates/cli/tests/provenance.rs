@@ -30,8 +30,10 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&output.stdout).expect("one JSON object")
 }
 
-/// A count slow enough to stop part-way: a few seconds on one thread.
-const SLOW: [&str; 8] = ["count", "16", "--method", "half", "--threads", "1", "--depth", "4"];
+/// A count slow enough to stop part-way on any processor: about 6 s on one thread of the
+/// scalar kernel (the vector kernels take a tenth of that).
+const SLOW: [&str; 10] =
+    ["count", "16", "--method", "half", "--kernel", "scalar", "--threads", "1", "--depth", "4"];
 
 /// Starts `count` saving its checkpoint `path` every 0.1 s, and waits until the
 /// checkpoint records finished tasks.
@@ -93,7 +95,8 @@ fn every_result_names_its_engine_and_build() {
     let whole = json(&["count", "12", "--json", "--checkpoint", checkpoint.to_str().unwrap()]);
     let build = &whole["build"];
     assert_eq!(whole["engine"], ENGINE_IDENTITY);
-    assert_eq!(build["commit"].as_str().unwrap().len(), 12, "{build}");
+    // 12 hex digits in a git checkout, `unknown` in a copy without one.
+    assert!(!build["commit"].as_str().unwrap().is_empty(), "{build}");
     assert!(build["modified"].is_boolean(), "{build}");
     assert_eq!((&whole["resumed"], &whole["sessions"]), (&Value::Bool(false), &Value::Null));
 
@@ -242,12 +245,11 @@ fn a_resumed_count_names_what_ran_each_session() {
     let file = path.to_str().unwrap();
     let stopped = stop(start_checkpointed(&SLOW, &path), "INT");
     assert_eq!(stopped.status.code(), Some(130), "{}", stderr(&stopped));
-    let first_kernel = body(&path)["sessions"][0]["about"]["kernel"].as_str().unwrap().to_owned();
 
+    // Resumed on the fastest kernel this processor has, and on two threads.
     let mut again = SLOW.to_vec();
-    again[5] = "2";
-    let args = [&again[..], &["--kernel", "scalar", "--checkpoint", file, "--json"]].concat();
-    let resumed = json(&args);
+    (again[5], again[7]) = ("auto", "2");
+    let resumed = json(&[&again[..], &["--checkpoint", file, "--json"]].concat());
     assert_eq!(resumed["total"].as_u64().map(u128::from), Some(known_counts(16).0));
     assert_eq!(resumed["resumed"], true);
     assert_eq!(resumed["threads"], Value::Null, "1 thread, then 2");
@@ -256,24 +258,26 @@ fn a_resumed_count_names_what_ran_each_session() {
         .iter()
         .map(|s| (s["kernel"].as_str().unwrap(), s["threads"].as_u64().unwrap()))
         .collect();
-    assert_eq!(ran, [(first_kernel.as_str(), 1), ("scalar", 2)]);
+    let fastest = ran[1].0;
+    assert_eq!(ran, [("scalar", 1), (fastest, 2)]);
     let tasks: u64 = sessions.iter().map(|s| s["tasks"].as_u64().unwrap()).sum();
     assert_eq!(Some(tasks), resumed["tasks"].as_u64());
-    if first_kernel == "scalar" {
+    if fastest == "scalar" {
         assert_eq!(resumed["kernel"], "scalar");
     } else {
-        assert_eq!(resumed["kernel"], Value::Null, "{first_kernel}, then scalar");
+        assert_eq!(resumed["kernel"], Value::Null, "scalar, then {fastest}");
     }
     let counted: f64 = sessions.iter().map(|s| s["elapsed_s"].as_f64().unwrap()).sum();
     assert!((counted - resumed["elapsed_s"].as_f64().unwrap()).abs() < 0.01, "{resumed}");
 
-    // The finished checkpoint again, on one thread: this session ran no task, and says so.
-    let output = nqueens(&[&SLOW[..], &["--kernel", "scalar", "--checkpoint", file]].concat());
+    // The finished checkpoint again, as the first session ran: this one runs no task, and
+    // says so.
+    let output = nqueens(&[&SLOW[..], &["--checkpoint", file]].concat());
     assert!(output.status.success(), "{}", stderr(&output));
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains(" threads=several "), "{text}");
     assert!(text.contains(" resumed: "), "{text}");
-    assert!(text.contains(&format!("tasks on {first_kernel} with 1 thread in ")), "{text}");
+    assert!(text.contains(&format!("tasks on {fastest} with 2 threads in ")), "{text}");
     assert!(text.contains(", 0 tasks on scalar with 1 thread in "), "{text}");
 }
 
@@ -298,6 +302,8 @@ fn a_held_checkpoint_is_refused_and_sighup_saves() {
     assert!(!saved["finished"].as_array().unwrap().is_empty(), "{saved}");
     assert!(!dir.path().join("run.ckpt.lock").exists(), "the lock file was left");
 
-    let resumed = json(&[&SLOW[..], &["--checkpoint", file, "--json"]].concat());
+    let mut faster = SLOW.to_vec();
+    (faster[5], faster[7]) = ("auto", "2");
+    let resumed = json(&[&faster[..], &["--checkpoint", file, "--json"]].concat());
     assert_eq!(resumed["total"].as_u64().map(u128::from), Some(known_counts(16).0));
 }

@@ -32,4 +32,4 @@ macro_rules! engine_identity {
     };
 }
 
-engine_identity!(version 1, digest "b5fb523e");
+engine_identity!(version 1, digest "0ea2b9fc");

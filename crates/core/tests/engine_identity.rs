@@ -47,23 +47,29 @@ fn boards(kernel: Kernel) -> Vec<(String, Problem)> {
     boards
         .into_iter()
         .map(|(label, problem)| {
-            let problem = match problem.method() {
-                // The rotation-fixed searches run on the scalar kernel alone.
-                _ if problem.turn().is_some() => problem,
-                _ => problem.with_kernel(kernel).unwrap(),
+            // The rotation-fixed searches run on the scalar kernel alone.
+            let problem = match problem.turn() {
+                Some(_) => problem,
+                None => problem.with_kernel(kernel).unwrap(),
             };
             (label, problem)
         })
         .collect()
 }
 
-/// The splits each board is counted at: none, the default ones, and the deepest; the
-/// deepest is left out where it makes so many tasks that the test would take minutes.
+/// The splits each board is counted at: every one on the small boards (a shard's list, or
+/// another thread count's, may take any), and elsewhere none, the default ones and the
+/// deepest; the deepest is left out where it makes so many tasks that the test would take
+/// minutes.
 fn depths(problem: &Problem) -> Vec<usize> {
     const MOST_TASKS: usize = 200_000;
+    const EVERY_DEPTH_UP_TO: usize = 12;
+    let deepest = problem.max_depth();
+    if problem.n() <= EVERY_DEPTH_UP_TO {
+        return (0..=deepest).collect();
+    }
     let mut depths = vec![0];
     depths.extend(DEFAULT_TASKS.map(|tasks| problem.depth_for(tasks).unwrap()));
-    let deepest = problem.max_depth();
     if problem.tasks(deepest).unwrap().len() <= MOST_TASKS {
         depths.push(deepest);
     }

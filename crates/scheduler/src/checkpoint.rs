@@ -79,8 +79,9 @@ impl Session {
         let mut all = sessions.to_vec();
         match all.last_mut() {
             Some(last) if last.about == latest.about => {
-                last.runs += latest.runs;
-                last.tasks += latest.tasks;
+                // Saturating: the counts come from a file, which may have been edited.
+                last.runs = last.runs.saturating_add(latest.runs);
+                last.tasks = last.tasks.saturating_add(latest.tasks);
                 last.elapsed_s += latest.elapsed_s;
             }
             _ => all.push(latest),
@@ -370,6 +371,9 @@ pub struct CheckpointLock {
     lock_path: PathBuf,
     /// Held open: the lock lives as long as this descriptor.
     _open: File,
+    /// Why the file system could not lock, where it could not: the run then goes on
+    /// unguarded rather than not at all.
+    unenforced: Option<String>,
 }
 
 impl CheckpointLock {
@@ -389,16 +393,40 @@ impl CheckpointLock {
                 .truncate(false)
                 .open(&lock_path)
                 .map_err(io_error)?;
-            if !try_lock(&file).map_err(io_error)? {
-                let mut holder = String::new();
-                // The holder writes its name just after it locks: an empty file is one
-                // caught in between.
-                let _ = file.read_to_string(&mut holder);
-                let holder = match holder.trim() {
-                    "" => "a process that has not yet written its name".to_owned(),
-                    named => named.to_owned(),
-                };
-                return Err(CheckpointError::Busy { path: path.to_owned(), holder });
+            match try_lock(&file) {
+                Ok(true) => {}
+                Ok(false) => {
+                    let mut holder = String::new();
+                    // The holder writes its name just after it locks: an empty file is one
+                    // caught in between.
+                    let _ = file.read_to_string(&mut holder);
+                    let holder = match holder.trim() {
+                        "" => "a process that has not yet written its name".to_owned(),
+                        named => named.to_owned(),
+                    };
+                    return Err(CheckpointError::Busy { path: path.to_owned(), holder });
+                }
+                // Lustre without `-o flock`, an NFS mount whose lock daemon is down: a run
+                // unguarded is better than none.
+                Err(e)
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::ENOSYS | libc::EOPNOTSUPP | libc::ENOLCK)
+                    ) =>
+                {
+                    let unenforced = Some(format!(
+                        "the file system cannot lock {} ({e}), so nothing stops a second run \
+                         on this checkpoint",
+                        lock_path.display()
+                    ));
+                    return Ok(CheckpointLock {
+                        path: path.to_owned(),
+                        lock_path,
+                        _open: file,
+                        unenforced,
+                    });
+                }
+                Err(e) => return Err(io_error(e)),
             }
             // A holder that was ending may have removed the file between our open and our
             // lock: the lock is then on a file no one else will find, so try again.
@@ -408,13 +436,23 @@ impl CheckpointLock {
             let holder = format!("process {} on {}", std::process::id(), host_name());
             file.set_len(0).map_err(io_error)?;
             file.write_all(holder.as_bytes()).map_err(io_error)?;
-            return Ok(CheckpointLock { path: path.to_owned(), lock_path, _open: file });
+            return Ok(CheckpointLock {
+                path: path.to_owned(),
+                lock_path,
+                _open: file,
+                unenforced: None,
+            });
         }
     }
 
     /// The checkpoint this lock holds.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Why the checkpoint is not locked after all, where its file system cannot lock.
+    pub fn unenforced(&self) -> Option<&str> {
+        self.unenforced.as_deref()
     }
 }
 

@@ -15,7 +15,8 @@ sed -e '/^use nqueens_core::{$/,/^};$/c use nqueens_core::{Kernel, MaskWidth, Me
 if [[ ${2:-} == --no-turns ]]; then
     # The boards of the rotation-fixed counts, and the kernel choice that names them.
     sed -i -e '/^    for turn in Turn::ALL {$/,/^    }$/d' -e 's/, Turn};/};/' \
-        -e 's/                _ if problem.turn().is_some() => problem,//' "$tree/crates/core/tests/digest_at.rs"
+        -e '/let problem = match problem.turn() {/,/};/c\            let problem = problem.with_kernel(kernel).unwrap();' \
+        "$tree/crates/core/tests/digest_at.rs"
 fi
 cat >> "$tree/crates/core/tests/digest_at.rs" <<'TEST'
 #[test]

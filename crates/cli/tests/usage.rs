@@ -1,0 +1,144 @@
+//! The command line as a user of ripgrep or cargo would expect it: tips that help, the last
+//! of a repeated option winning, completions for every list of values, one verdict per
+//! placement given to `verify`, and one way to choose an output format.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn nqueens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nqueens")).args(args).output().expect("nqueens runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn success(args: &[&str]) -> String {
+    let output = nqueens(args);
+    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    stdout(&output)
+}
+
+#[test]
+fn verify_judges_each_argument_as_a_placement_in_any_format() {
+    let output = nqueens(&["verify", "2 4 1 3", "1 2 3 4"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "argument 1: solution (N = 4)\nargument 2: not a solution: queens at row 1 column 1 \
+         and row 2 column 2 share a diagonal\n"
+    );
+    // Columns one per argument are still one placement.
+    assert_eq!(success(&["verify", "2", "4", "1", "3"]), "solution (N = 4)\n");
+
+    let json = success(&["solve", "8", "--json"]);
+    let board = success(&["solve", "5", "--board"]);
+    let judged = success(&["verify", json.trim(), &board, "3,1,4,2"]);
+    assert_eq!(
+        judged,
+        "argument 1: solution (N = 8)\nargument 2: solution (N = 5)\nargument 3: solution \
+         (N = 4)\n"
+    );
+    let refused = nqueens(&["verify", "2 4 1 3", "{\"columns\": [2, 4"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).starts_with("nqueens: argument 2: not a JSON object"), "{}", {
+        stderr(&refused)
+    });
+    assert!(refused.stdout.is_empty(), "no verdict before the arguments are all read");
+}
+
+#[test]
+fn an_option_of_another_subcommand_gets_a_tip_naming_it() {
+    for (args, tip) in [
+        (&["estimate", "20", "--shard", "0/2"][..], "tip: --shard is an option of nqueens count"),
+        (&["estimate", "20", "--depth", "3"], "tip: --depth is an option of nqueens count"),
+        (&["estimate", "20", "--place", "1:1"], "tip: --place is an option of nqueens count"),
+        (&["solve", "8", "--limit", "3"], "tip: --limit is an option of nqueens list"),
+    ] {
+        let output = nqueens(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let message = stderr(&output);
+        assert!(message.lines().nth(1) == Some(&format!("  {tip}")[..]), "{args:?}: {message}");
+        assert_eq!(message.lines().count(), 2, "{args:?}: {message}");
+    }
+    // clap's own suggestion where the name is close, never its `-- --option` workaround.
+    let message = stderr(&nqueens(&["count", "8", "--thread", "2"]));
+    assert!(message.contains("tip: a similar argument exists: '--threads'"), "{message}");
+    for args in [&["count", "8", "--frobnicate"][..], &["merge", "--json", "--shard"]] {
+        let message = stderr(&nqueens(args));
+        assert!(!message.contains("-- --"), "{args:?}: {message}");
+    }
+}
+
+#[test]
+fn completions_offer_the_values_of_every_list() {
+    let lists = [
+        ("method", "auto join eightfold half plain"),
+        ("kernel", "auto avx512 avx2 scalar"),
+        ("symmetric", "half-turn quarter-turn"),
+        ("progress", "auto bar log never"),
+        ("format", "text board json"),
+    ];
+    let bash = success(&["completions", "bash"]);
+    let zsh = success(&["completions", "zsh"]);
+    let fish = success(&["completions", "fish"]);
+    for (option, values) in lists {
+        assert!(bash.contains(&format!("compgen -W \"{values}\"")), "bash: --{option}");
+        assert!(zsh.contains(&format!(":({values})'")), "zsh: --{option}");
+        let first = values.split(' ').next().unwrap();
+        let fish_line = fish.lines().find(|line| line.contains(&format!(" -l {option} ")));
+        assert!(
+            fish_line.is_some_and(|line| line.contains(&format!("-a \"{first}"))),
+            "fish: --{option}: {fish_line:?}"
+        );
+    }
+}
+
+#[test]
+fn the_last_of_a_repeated_option_wins() {
+    let output = nqueens(&["count", "8", "-q", "-q"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = nqueens(&["count", "8", "--progress", "log", "--progress", "never"]);
+    assert!(output.status.success() && output.stderr.is_empty(), "{}", stderr(&output));
+    assert_eq!(success(&["solve", "6", "--json", "--format", "text"]), "2 4 6 1 3 5\n");
+    assert_eq!(success(&["list", "6", "--limit", "1", "--limit", "2"]).lines().count(), 2);
+    // An option that adds up keeps adding up.
+    let placed = success(&["count", "8", "--place", "1:1", "--place", "2:5", "--json"]);
+    let placed: Value = serde_json::from_str(&placed).unwrap();
+    assert_eq!(placed["placement"], serde_json::json!([[1, 1], [2, 5]]));
+}
+
+#[test]
+fn solve_and_list_take_the_same_format_options() {
+    for (format, shorthand) in [("json", "--json"), ("board", "--board")] {
+        let solve = success(&["solve", "6", "--format", format]);
+        assert_eq!(solve, success(&["solve", "6", shorthand]), "{format}");
+        let list = success(&["list", "6", "--limit", "2", "--format", format]);
+        assert_eq!(list, success(&["list", "6", "--limit", "2", shorthand]), "{format}");
+    }
+    assert_eq!(
+        success(&["list", "6", "--json", "--limit", "1"]),
+        "{\"n\":6,\"columns\":[2,4,6,1,3,5]}\n"
+    );
+}
+
+#[test]
+fn symmetric_counts_take_the_plain_method_they_run() {
+    let text = success(&["count", "8", "--symmetric", "half-turn", "--method", "plain"]);
+    assert!(text.starts_with("N=8 symmetric=half-turn total=4 method=plain "), "{text}");
+    let output = nqueens(&["count", "8", "--symmetric", "half-turn", "--method", "join"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--method plain"), "{}", stderr(&output));
+}
+
+#[test]
+fn the_short_version_names_the_commit_and_the_engine() {
+    let short = success(&["-V"]);
+    assert_eq!(short.lines().count(), 1, "{short}");
+    assert!(short.contains("(commit ") && short.contains(nqueens_core::ENGINE_IDENTITY), "{short}");
+}
