@@ -4,6 +4,7 @@ use std::ffi::OsStr;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
@@ -239,9 +240,16 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) checkpoint: Option<PathBuf>,
 
-    /// Seconds between checkpoint saves.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0, requires = "checkpoint")]
-    pub(crate) checkpoint_every: f64,
+    /// Time between checkpoint saves: seconds, or with a unit (30s, 5m, 1h), from 0.1 s to
+    /// a day.
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "60s",
+        requires = "checkpoint",
+        value_parser = parse_interval
+    )]
+    pub(crate) checkpoint_every: Duration,
 
     /// Report the work done (placements or pairs tested) and the peak memory.
     ///
@@ -377,6 +385,41 @@ fn parse_size(text: &str) -> Result<u64, String> {
         return Err(bad());
     }
     Ok(bytes as u64)
+}
+
+/// The shortest time between checkpoint saves: each save is an fsync, and ten a second is
+/// already more than a run of hours needs.
+const SHORTEST_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The longest time between checkpoint saves: a run that saves less often than daily loses
+/// a day to a crash.
+const LONGEST_INTERVAL: Duration = Duration::from_secs(24 * 3600);
+
+/// A time between saves: seconds (`90`, `0.5`) or a number with a unit (`30s`, `5m`, `1h`).
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    // The unit is the letters at the end, so that `1e3` is a number of seconds.
+    let number = trimmed.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let seconds_per_unit = match &trimmed[number.len()..] {
+        "" | "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("'{text}' is not a time (examples: 30, 30s, 5m, 1h)")),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .ok()
+        .filter(|value: &f64| value.is_finite())
+        .ok_or_else(|| format!("'{text}' is not a time (examples: 30, 30s, 5m, 1h)"))?;
+    let seconds = value * seconds_per_unit;
+    if !(SHORTEST_INTERVAL.as_secs_f64()..=LONGEST_INTERVAL.as_secs_f64()).contains(&seconds) {
+        return Err(format!(
+            "'{text}' is outside 0.1s to 24h: saves more often only add fsyncs, and less often \
+             risk a day's work"
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 /// How far an estimate's descents go below the count's tasks.

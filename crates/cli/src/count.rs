@@ -3,11 +3,12 @@
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context;
 use nqueens_core::{ENGINE_IDENTITY, Error as EngineError, MemoryLimit, MemoryPlan, Problem, Task};
-use nqueens_scheduler::{CheckpointError, CheckpointLock, Finish, RunError, Runner, Shard};
+use nqueens_scheduler::{
+    CheckpointError, CheckpointLock, Finish, Identity, RunError, Runner, Shard,
+};
 
 use crate::audit::{Audit, Tally};
 use crate::cli::CountArgs;
@@ -33,10 +34,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     let Some(signals) = signals else {
         return crate::mpi::run(&args, problem, threads);
     };
-    let checkpoint_every = Duration::try_from_secs_f64(args.checkpoint_every)
-        .ok()
-        .filter(|every| !every.is_zero())
-        .ok_or_else(|| usage!("--checkpoint-every must be a positive number of seconds"))?;
+    let checkpoint_every = args.checkpoint_every;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let sharing = if shard == Shard::WHOLE && args.checkpoint.is_none() {
         Sharing::Alone { threads }
@@ -75,8 +73,8 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     .sample_first(true)
     .stop_flag(signals.flag())
     .session(SessionReport::about(problem.kernel(), threads));
+    let mut fields = identity.fields();
     if let Some(lock) = &lock {
-        let mut fields = identity.fields();
         fields.insert("shard".to_owned(), shard.to_string());
         if args.stats {
             // Node counts of a run that did not count them cannot be finished by one that does.
@@ -86,13 +84,13 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
             // Only the tasks of the same audit keep their results.
             fields.insert("audit".to_owned(), audit.identity());
         }
-        runner = runner.checkpoint(Arc::clone(lock), checkpoint_every, fields);
+        runner = runner.checkpoint(Arc::clone(lock), checkpoint_every, fields.clone());
     }
 
     let mut display = Display::new(args.board.progress());
     let outcome = runner.run(|progress| display.update(progress));
     display.finish();
-    let report = outcome.map_err(refuse_other_engines).context("count failed")?;
+    let report = outcome.map_err(|error| refusal(error, &fields)).context("count failed")?;
     let saved = Saved { path: args.checkpoint.as_deref(), failure: report.checkpoint_failure };
 
     if report.finish == Finish::Stopped {
@@ -186,14 +184,23 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The error of a run refused for its checkpoint; one of another engine, told as such.
-fn refuse_other_engines(error: RunError<EngineError>) -> anyhow::Error {
+/// The error of a run refused for its checkpoint: one of another engine told as such, and
+/// one of another run (`ours` is this run's identity) with the fields a user sets first.
+fn refusal(error: RunError<EngineError>, ours: &Identity) -> anyhow::Error {
     let RunError::Checkpoint(CheckpointError::Mismatch { path, saved, sessions, .. }) = &error
     else {
         return error.into();
     };
     let theirs = saved.get("engine").map(String::as_str);
     if theirs == Some(ENGINE_IDENTITY) {
-        return error.into();
+        return match differences(saved, ours) {
+            Some(differences) => usage!(
+                "checkpoint {} belongs to a different run: {differences}; use another file or \
+                 the same options",
+                path.display()
+            ),
+            None => error.into(),
+        };
     }
     let mut builds: Vec<Build> = Vec::new();
     for build in sessions.iter().map(|session| SessionReport::of(session).build) {
@@ -219,6 +226,60 @@ fn refuse_other_engines(error: RunError<EngineError>) -> anyhow::Error {
             ),
         )
     )
+}
+
+/// The fields of a checkpoint's identity that a user sets, in the order a user thinks of
+/// them; the others (an automatic depth, the task list's digest) follow from these.
+const SET_BY_USER: [&str; 8] =
+    ["n", "method", "placement", "symmetric", "shard", "audit", "stats", "depth"];
+
+/// How `saved` differs from `ours`: each field a user sets in full, then the fields that
+/// follow from them; `None` if the identities agree.
+fn differences(saved: &Identity, ours: &Identity) -> Option<String> {
+    let show = |value: Option<&String>| value.map_or("absent".to_owned(), |v| format!("'{v}'"));
+    let names: std::collections::BTreeSet<&String> = saved.keys().chain(ours.keys()).collect();
+    let differing: Vec<&str> = names
+        .into_iter()
+        .filter(|name| saved.get(*name) != ours.get(*name))
+        .map(String::as_str)
+        .collect();
+    let rank = |name: &str| SET_BY_USER.iter().position(|set| *set == name);
+    let (mut set, derived): (Vec<&str>, Vec<&str>) =
+        differing.iter().partition(|name| rank(name).is_some());
+    set.sort_by_key(|name| rank(name));
+    // An automatic depth follows from the board; one given by hand is news on its own.
+    let (set, derived) = match set.iter().position(|name| *name == "depth") {
+        Some(depth) if set.len() > 1 => {
+            let mut set = set;
+            set.remove(depth);
+            (set, [&["depth"][..], &derived].concat())
+        }
+        _ => (set, derived),
+    };
+    let said: Vec<String> = set
+        .iter()
+        .map(|name| {
+            format!("{name} is {} there but {} here", show(saved.get(*name)), show(ours.get(*name)))
+        })
+        .collect();
+    match (said.is_empty(), derived.is_empty()) {
+        (true, true) => None,
+        (false, true) => Some(said.join(", ")),
+        (false, false) => Some(format!("{} (and so its {})", said.join(", "), derived.join(", "))),
+        (true, false) => {
+            let derived: Vec<String> = derived
+                .iter()
+                .map(|name| {
+                    format!(
+                        "{name} is {} there but {} here",
+                        show(saved.get(*name)),
+                        show(ours.get(*name))
+                    )
+                })
+                .collect();
+            Some(derived.join(", "))
+        }
+    }
 }
 
 /// A finished count whose results do not hold together (the Burnside sum is not a multiple

@@ -155,7 +155,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["count", "24", "--threads", "2", "--max-memory", "2M"], "at least 4.0 MiB per thread"),
         (&["count", "8", "--max-memory", "lots"], "'lots' is not a size"),
         (&["count", "14", "--place", "1:2", "--method", "join"], "counted with the plain"),
-        (&["count", "8", "--checkpoint", "x", "--checkpoint-every", "0"], "positive"),
+        (&["count", "8", "--checkpoint", "x", "--checkpoint-every", "0"], "outside 0.1s to 24h"),
         (&["count"], "<N>"),
         (&["count", "12", "--threads", "100000"], "more than 4 per logical CPU"),
         (&["count", "24", "--method", "plain", "--depth", "12"], "use --depth 4 or less"),

@@ -222,7 +222,7 @@ fn a_checkpoint_folder_that_disappears_mid_run_loses_nothing_of_the_count() {
     fs::create_dir(&folder).unwrap();
     let checkpoint = folder.join("c.ckpt");
     let mut args = SLOW_COUNT.to_vec();
-    args.extend(["--checkpoint", checkpoint.to_str().unwrap(), "--checkpoint-every", "0.05"]);
+    args.extend(["--checkpoint", checkpoint.to_str().unwrap(), "--checkpoint-every", "0.1"]);
     let (mut child, log) = start_logged(&args);
     // The first save, before the first task, worked; now the folder becomes a file.
     assert!(checkpoint.exists());

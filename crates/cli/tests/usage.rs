@@ -142,3 +142,44 @@ fn the_short_version_names_the_commit_and_the_engine() {
     assert_eq!(short.lines().count(), 1, "{short}");
     assert!(short.contains("(commit ") && short.contains(nqueens_core::ENGINE_IDENTITY), "{short}");
 }
+
+#[test]
+fn a_different_run_names_the_fields_a_user_set_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.ckpt");
+    let file = file.to_str().unwrap();
+    success(&["count", "12", "--checkpoint", file, "-q"]);
+    let output = nqueens(&["count", "11", "--checkpoint", file]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("different run: n is '12' there but '11' here"), "{message}");
+    let output = nqueens(&["count", "12", "--checkpoint", file, "--method", "plain", "--stats"]);
+    let message = stderr(&output);
+    let expected = "different run: method is 'eightfold' there but 'plain' here, stats is absent \
+                    there but 'nodes counted' here (and so its task_digest)";
+    assert!(message.contains(expected), "{message}");
+}
+
+#[test]
+fn checkpoint_options_take_units_bounds_and_an_empty_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("made-by-mktemp.ckpt");
+    std::fs::write(&file, "").unwrap();
+    let file = file.to_str().unwrap();
+    for every in ["30", "5s", "2.5m", "1h", "0.1", "1e3"] {
+        let output = nqueens(&["count", "10", "--checkpoint", file, "--checkpoint-every", every]);
+        assert!(output.status.success(), "{every}: {}", stderr(&output));
+    }
+    for (every, expected) in [
+        ("1e20", "outside 0.1s to 24h"),
+        ("0.0001", "outside 0.1s to 24h"),
+        ("1e-10", "outside 0.1s to 24h"),
+        ("25h", "outside 0.1s to 24h"),
+        ("inf", "is not a time"),
+        ("5x", "is not a time"),
+    ] {
+        let output = nqueens(&["count", "10", "--checkpoint", file, "--checkpoint-every", every]);
+        assert_eq!(output.status.code(), Some(2), "{every}");
+        assert!(stderr(&output).contains(expected), "{every}: {}", stderr(&output));
+    }
+}

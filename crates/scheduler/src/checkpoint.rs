@@ -188,6 +188,11 @@ impl<R: Serialize + DeserializeOwned> Checkpoint<R> {
     /// Reads the checkpoint at `path`: `Ok(None)` if there is no file.
     pub fn load(path: &Path) -> Result<Option<Checkpoint<R>>, CheckpointError> {
         let Some(bytes) = read_regular_file(path)? else { return Ok(None) };
+        // An empty file is one made to be written (`mktemp`), not one damaged: a damaged
+        // checkpoint is never empty, since each is written whole and renamed into place.
+        if bytes.is_empty() {
+            return Ok(None);
+        }
         let corrupt = |reason: String| CheckpointError::Corrupt { path: path.to_owned(), reason };
         let text = String::from_utf8(bytes).map_err(|_| corrupt("not UTF-8 text".into()))?;
         let envelope: Envelope<'_> =
@@ -537,14 +542,20 @@ mod tests {
         let path = dir.path().join("run.ckpt");
         sample().save(&path).unwrap();
         let text = fs::read_to_string(&path).unwrap();
-        for damaged in
-            [text[..text.len() / 2].to_owned(), text.replace("\"12\"", "\"13\""), String::new()]
-        {
+        for damaged in [text[..text.len() / 2].to_owned(), text.replace("\"12\"", "\"13\"")] {
             fs::write(&path, &damaged).unwrap();
             let error = Checkpoint::<u128>::load(&path).unwrap_err();
             assert!(matches!(error, CheckpointError::Corrupt { .. }), "{error}");
             assert_eq!(fs::read_to_string(&path).unwrap(), damaged);
         }
+    }
+
+    #[test]
+    fn an_empty_file_is_a_new_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.ckpt");
+        fs::write(&path, "").unwrap();
+        assert!(Checkpoint::<u128>::load(&path).unwrap().is_none());
     }
 
     #[test]
