@@ -143,8 +143,9 @@ pub(crate) struct BoardArgs {
 
     /// Progress on stderr: auto, bar, log or never.
     ///
-    /// auto: a bar on a terminal, else nothing; bar: a bar (its lines as log's where
-    /// stderr is no terminal); log: a line every 5 seconds, for batch jobs; never: nothing.
+    /// auto: a bar on a terminal, else nothing; bar: a bar (log lines where it cannot be
+    /// drawn: a file, a pipe, TERM=dumb); log: a line every 5 seconds at first, less often
+    /// as the run grows (at most every 10 minutes), for batch jobs; never: nothing.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto, hide_possible_values = true)]
     pub(crate) progress: ProgressMode,
 

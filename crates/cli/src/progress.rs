@@ -21,8 +21,19 @@ impl Found for Counts {
     }
 }
 
-/// How often `--progress log` prints a line.
-const LOG_EVERY: Duration = Duration::from_secs(5);
+/// How often `--progress log` prints a line at first, and at most: a line every 5 s is
+/// right for a minute's count and 17,280 lines for a day's, so the interval grows with the
+/// run, to a twelfth of the time elapsed, up to 10 minutes (about 150 lines a day).
+const LOG_EVERY_FIRST: Duration = Duration::from_secs(5);
+const LOG_EVERY_MOST: Duration = Duration::from_secs(600);
+
+/// The time between log lines `elapsed` into a run.
+fn log_interval(elapsed: Duration) -> Duration {
+    (elapsed / 12).clamp(LOG_EVERY_FIRST, LOG_EVERY_MOST)
+}
+
+/// The bar's length: its position is the share of the run done, in ten-thousandths.
+const BAR_LENGTH: u64 = 10_000;
 
 /// What the user sees of a run on stderr: its progress as `mode` asks, and, in every mode,
 /// a warning when checkpoint saves start or stop failing.
@@ -103,18 +114,17 @@ impl View {
     fn update(&mut self, progress: &Progress<'_, impl Found>) {
         match self {
             View::Bar(bar) => {
-                if bar.length() != Some(progress.total as u64) {
-                    bar.set_length(progress.total as u64);
-                    bar.reset_eta();
+                if bar.length() != Some(BAR_LENGTH) {
+                    bar.set_length(BAR_LENGTH);
                     bar.enable_steady_tick(Duration::from_millis(200));
                 }
-                bar.set_position(progress.done as u64);
+                bar.set_position((share_done(progress) * BAR_LENGTH as f64) as u64);
                 bar.set_elapsed(progress.elapsed);
                 bar.set_prefix(eta(progress).map_or_else(|| "--:--:--".to_owned(), clock));
                 bar.set_message(solutions_so_far(progress));
             }
             View::Log { last } => {
-                let due = last.is_none_or(|at| at.elapsed() >= LOG_EVERY);
+                let due = last.is_none_or(|at| at.elapsed() >= log_interval(progress.elapsed));
                 if due || progress.done == progress.total {
                     *last = Some(Instant::now());
                     say!("{}", log_line(progress));
@@ -130,23 +140,46 @@ fn solutions_so_far(progress: &Progress<'_, impl Found>) -> String {
     let found_now = progress.partial.found() as f64;
     let rate =
         if seconds > 0.0 { found_now / progress.elapsed.as_secs_f64().max(seconds) } else { 0.0 };
-    format!("{} solutions, {}/s", progress.partial.found(), human(rate))
+    format!("{} solutions, {}/s", grouped(progress.partial.found()), human(rate))
+}
+
+/// The share of the run done, on the ETA's basis: the time spent over the time spent and
+/// the time the ETA says is left. Tasks differ a hundredfold in cost, so their share done
+/// would disagree with the ETA beside it; where there is no ETA yet, it is all there is.
+fn share_done<R>(progress: &Progress<'_, R>) -> f64 {
+    if progress.done >= progress.total {
+        return 1.0;
+    }
+    let elapsed = progress.elapsed.as_secs_f64();
+    match eta(progress) {
+        Some(left) if elapsed + left > 0.0 => elapsed / (elapsed + left),
+        _ => progress.done as f64 / progress.total as f64,
+    }
 }
 
 fn log_line(progress: &Progress<'_, impl Found>) -> String {
-    let percent = if progress.total == 0 {
-        100.0
-    } else {
-        100.0 * progress.done as f64 / progress.total as f64
-    };
-    let eta = eta(progress).map_or_else(|| "unknown".to_owned(), |eta| format!("{eta:.0}s"));
+    let percent = 100.0 * share_done(progress);
+    let eta = eta(progress).map_or_else(|| "--:--:--".to_owned(), clock);
     format!(
-        "{}/{} tasks ({percent:.1}%), elapsed {:.0}s, ETA {eta}, {}",
-        progress.done,
-        progress.total,
-        progress.elapsed.as_secs_f64(),
+        "{percent:.1}% done, elapsed {}, ETA {eta}, {}/{} tasks, {}",
+        clock(progress.elapsed.as_secs_f64()),
+        grouped(progress.done as u128),
+        grouped(progress.total as u128),
         solutions_so_far(progress)
     )
+}
+
+/// A count with its thousands grouped: `4,779,803,696`.
+fn grouped(count: u128) -> String {
+    let digits = count.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// How progress is shown on stderr.
@@ -157,12 +190,17 @@ pub(crate) enum Shown {
     Nothing,
 }
 
-/// How progress in `mode` is shown: a bar needs a terminal (it redraws one line), so
-/// `bar` on a file or pipe gives the log's lines, and `auto` there nothing.
+/// How progress in `mode` is shown: a bar needs a terminal that can redraw a line, so
+/// `bar` on a file or pipe gives the log's lines, and `auto` there nothing; on a terminal
+/// that cannot redraw (`TERM` dumb or unset: an Emacs shell, some CI consoles) both give
+/// the log's lines, since someone is watching.
 pub(crate) fn shown_as(mode: ProgressMode) -> Shown {
     let terminal = std::io::stderr().is_terminal();
+    let redraws =
+        terminal && std::env::var("TERM").is_ok_and(|term| !term.is_empty() && term != "dumb");
     match mode {
-        ProgressMode::Bar | ProgressMode::Auto if terminal => Shown::Bar,
+        ProgressMode::Bar | ProgressMode::Auto if redraws => Shown::Bar,
+        ProgressMode::Auto if terminal => Shown::Log,
         ProgressMode::Bar | ProgressMode::Log => Shown::Log,
         ProgressMode::Auto | ProgressMode::Never => Shown::Nothing,
     }
@@ -183,29 +221,39 @@ pub(crate) fn sample_style() -> ProgressStyle {
     ProgressStyle::with_template(template).expect("the templates are valid").progress_chars("=> ")
 }
 
-/// The bar's fields for a terminal `width` columns wide: all of them from 80 columns,
-/// without the solutions found below that, and only the bar, percentage and ETA below 50.
-/// The bar itself takes what the others leave.
+/// The bar's fields for a terminal `width` columns wide, never wider than it: all of them
+/// from 80 columns (the solutions found as the message), without the message below
+/// that, without the elapsed time below 50, without the bar below 24, and only the
+/// percentage below 14. The bar itself takes what the others leave.
 pub(crate) fn bar_style(width: usize) -> ProgressStyle {
     let template = if width >= 80 {
-        "{elapsed_precise} [{wide_bar}] {pos}/{len} {percent:>3}% ETA {prefix} {msg}"
+        "{elapsed_precise} [{wide_bar}] {percent:>3}% ETA {prefix} {msg}"
     } else if width >= 50 {
         "{elapsed_precise} [{wide_bar}] {percent:>3}% ETA {prefix}"
+    } else if width >= 24 {
+        "[{wide_bar}] {percent:>3}% ETA {prefix}"
+    } else if width >= 14 {
+        "{percent:>3}% {prefix}"
     } else {
-        "[{wide_bar}] {percent:>3}% {prefix}"
+        "{percent:>3}%"
     };
     ProgressStyle::with_template(template).expect("the templates are valid").progress_chars("=> ")
 }
 
 /// Seconds until the run ends: from the scheduler's cost model, which times every part of
-/// the list, or, where it has none (a run over MPI), from the tasks done so far.
+/// the list, or, where it has none (a run over MPI, a resumed run before its first task
+/// here), from the tasks done so far, in this session or before it.
 fn eta<R>(progress: &Progress<'_, R>) -> Option<f64> {
     if let Some(eta) = progress.eta {
         return Some(eta.as_secs_f64());
     }
     let fresh = progress.done - progress.resumed;
-    (fresh > 0).then(|| {
-        let per_task = progress.session.as_secs_f64() / fresh as f64;
+    let (seconds, tasks) = match fresh {
+        0 => (progress.elapsed.saturating_sub(progress.session), progress.resumed),
+        _ => (progress.session, fresh),
+    };
+    (tasks > 0).then(|| {
+        let per_task = seconds.as_secs_f64() / tasks as f64;
         per_task * (progress.total - progress.done) as f64
     })
 }
@@ -229,4 +277,53 @@ fn human(x: f64) -> String {
         .find(|&(scale, _)| x >= scale)
         .map_or((x, ""), |(scale, suffix)| (x / scale, suffix));
     format!("{value:.1}{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_interval_grows_with_the_run_between_bounds() {
+        let minutes = |m: u64| Duration::from_secs(60 * m);
+        assert_eq!(log_interval(Duration::ZERO), LOG_EVERY_FIRST);
+        assert_eq!(log_interval(minutes(1)), LOG_EVERY_FIRST);
+        assert_eq!(log_interval(minutes(60)), minutes(5));
+        assert_eq!(log_interval(minutes(24 * 60)), LOG_EVERY_MOST);
+        // A day's log: a line every 10 minutes once past two hours.
+        let mut lines = 0;
+        let mut at = Duration::ZERO;
+        while at < minutes(24 * 60) {
+            at += log_interval(at);
+            lines += 1;
+        }
+        assert!(lines < 250, "{lines} lines a day");
+    }
+
+    #[test]
+    fn a_resumed_run_has_an_eta_before_its_first_task_and_a_share_on_its_basis() {
+        let found = Counts::default();
+        let progress = Progress {
+            done: 50,
+            total: 100,
+            resumed: 50,
+            partial: &found,
+            elapsed: Duration::from_secs(101),
+            session: Duration::from_secs(1),
+            eta: None,
+            checkpoint_failure: None,
+        };
+        assert_eq!(eta(&progress), Some(100.0));
+        assert!((share_done(&progress) - 101.0 / 201.0).abs() < 1e-9);
+        assert!(log_line(&progress).contains("ETA 00:01:40, 50/100 tasks"));
+    }
+
+    #[test]
+    fn counts_are_grouped_in_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(4_779_803_696), "4,779,803,696");
+        assert_eq!(grouped(u128::MAX).len(), 39 + 12);
+    }
 }

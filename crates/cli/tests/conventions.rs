@@ -216,8 +216,13 @@ fn a_resumed_count_says_how_far_its_checkpoint_had_come() {
 /// The frames a terminal of `columns` shows of a bar: the text between carriage returns
 /// and newlines, without its escape sequences.
 fn frames(columns: usize, args: &str) -> Vec<String> {
+    frames_with(columns, "", args)
+}
+
+/// [`frames`], the binary started by `launcher` (`env TERM=dumb`, say).
+fn frames_with(columns: usize, launcher: &str, args: &str) -> Vec<String> {
     let binary = env!("CARGO_BIN_EXE_nqueens");
-    let shell = format!("stty cols {columns} rows 24; exec {binary} {args}");
+    let shell = format!("stty cols {columns} rows 24; exec {launcher} {binary} {args}");
     let output = Command::new("script")
         .args(["-qec", &shell, "/dev/null"])
         .stdin(Stdio::null())
@@ -242,13 +247,14 @@ fn frames(columns: usize, args: &str) -> Vec<String> {
 
 #[test]
 fn the_bar_fits_the_terminal_and_drops_fields_when_narrow() {
-    for columns in [80, 60, 40] {
+    for columns in [80, 60, 40, 30, 20, 10] {
         let frames = frames(columns, "count 17 --method join -j 1 --progress bar");
-        let bars: Vec<&String> = frames.iter().filter(|f| f.contains('[')).collect();
+        let bars: Vec<&String> = frames.iter().filter(|f| f.contains('%')).collect();
         assert!(!bars.is_empty(), "{columns} columns: no bar in {frames:?}");
         for frame in &bars {
             assert!(frame.chars().count() <= columns, "{columns} columns: {frame:?}");
             assert!(!frame.contains("0/0"), "{frame:?}");
+            assert_eq!(frame.contains("ETA"), columns >= 24, "{columns} columns: {frame:?}");
         }
         let full = bars.iter().any(|f| f.contains("solutions"));
         assert_eq!(full, columns >= 80, "{columns} columns: {bars:?}");
@@ -256,7 +262,32 @@ fn the_bar_fits_the_terminal_and_drops_fields_when_narrow() {
 }
 
 #[test]
+fn a_terminal_that_cannot_redraw_gets_log_lines() {
+    for term in ["TERM=dumb", "-u TERM"] {
+        for mode in ["bar", "auto"] {
+            let args = format!("count 16 --method eightfold -j 1 --progress {mode}");
+            let frames = frames_with(80, &format!("env {term}"), &args);
+            assert!(
+                frames.iter().any(|f| f.contains("% done, elapsed ")),
+                "{term} {mode}: {frames:?}"
+            );
+            assert!(!frames.iter().any(|f| f.contains('[')), "{term} {mode}: a bar in {frames:?}");
+        }
+    }
+}
+
+#[test]
+fn progress_lines_group_digits_and_share_one_basis_with_the_eta() {
+    let output = nqueens(&["count", "16", "--method", "eightfold", "-j", "1", "--progress", "log"]);
+    let log = stderr(&output);
+    let last = log.lines().last().unwrap_or_default();
+    assert!(last.starts_with("nqueens: 100.0% done, elapsed 00:00:0"), "{log}");
+    assert!(last.contains(", ETA 00:00:00, "), "{log}");
+    assert!(last.contains(" tasks, 14,772,512 solutions, "), "{log}");
+}
+
+#[test]
 fn the_bar_on_a_file_gives_the_log_lines() {
     let output = nqueens(&["count", "16", "--progress", "bar", "-j", "1"]);
-    assert!(stderr(&output).contains(" tasks ("), "{}", stderr(&output));
+    assert!(stderr(&output).contains("% done, elapsed "), "{}", stderr(&output));
 }
