@@ -17,7 +17,8 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::progress::Found;
+use crate::cli::ProgressMode;
+use crate::progress::{Display, Found};
 use crate::signals::Signals;
 
 /// Which tasks an audit recounts: each task of the shard independently, with probability
@@ -65,6 +66,7 @@ impl Audit {
         recorded: &BTreeMap<usize, Counts>,
         threads: usize,
         signals: &Signals,
+        progress: ProgressMode,
     ) -> anyhow::Result<Option<AuditReport>> {
         let ran_on = problem.kernel();
         let recount = [Kernel::Avx512, Kernel::Avx2, Kernel::Scalar]
@@ -74,6 +76,21 @@ impl Audit {
             .unwrap_or_else(|| problem.clone());
         let chosen: Vec<(usize, Task)> =
             self.chosen.iter().map(|&index| (index, tasks[index].clone())).collect();
+        let in_parts = match tasks.first() {
+            Some(task) => !recount.parts(task, false)?.is_empty(),
+            None => false,
+        };
+        let how = if in_parts { " as the sums of their parts" } else { "" };
+        let mut display = Display::phase(
+            progress,
+            "auditing",
+            &format!(
+                "auditing: counting {} of {} tasks again on {}{how}",
+                chosen.len(),
+                tasks.len(),
+                recount.kernel()
+            ),
+        );
         let solver = recount.clone();
         let report = Runner::new(
             chosen,
@@ -93,7 +110,9 @@ impl Audit {
         )
         .threads(threads)
         .stop_flag(signals.flag())
-        .run(|_| {})?;
+        .run(|progress| display.update(progress));
+        display.finish();
+        let report = report?;
         if report.finish == Finish::Stopped {
             return Ok(None);
         }
@@ -115,10 +134,6 @@ impl Audit {
             }
         }
         let audited = report.result.by_task.len();
-        let in_parts = match tasks.first() {
-            Some(task) => !recount.parts(task, false)?.is_empty(),
-            None => false,
-        };
         Ok(Some(AuditReport {
             fraction: self.fraction,
             seed: self.seed,

@@ -204,7 +204,10 @@ pub(crate) struct CountArgs {
     ///
     /// A seeded share F (0 < F <= 1) of the tasks is counted again once the count is done,
     /// on another kernel and, with the join, as the sum of each task's parts; a task that
-    /// does not agree is named and no total is reported. Costs about F of the count's time.
+    /// does not agree is named and no total is reported. The audit shows its own progress.
+    /// Costs about F of the count's time where another vector kernel recounts, and up to
+    /// about 3 F where only the scalar kernel is left (a processor with AVX2 alone, or
+    /// --kernel avx512 on one without AVX2).
     #[arg(
         long,
         value_name = "F",

@@ -105,7 +105,14 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     }
     let Tally { counts, by_task } = report.result;
     let audited = match &audit {
-        Some(audit) => match audit.check(&problem, &tasks, &by_task, threads, &signals)? {
+        Some(audit) => match audit.check(
+            &problem,
+            &tasks,
+            &by_task,
+            threads,
+            &signals,
+            args.board.progress(),
+        )? {
             Some(audited) => Some(audited),
             None => {
                 say!(

@@ -39,6 +39,9 @@ const BAR_LENGTH: u64 = 10_000;
 /// a warning when checkpoint saves start or stop failing.
 pub(crate) struct Display {
     view: View,
+    /// What the run is, where it is not the count itself (`auditing`): the log's lines and
+    /// the bar name it.
+    phase: Option<&'static str>,
     /// Whether the latest checkpoint save failed, so that a run of failures warns once.
     checkpoint_failing: bool,
     /// Whether the run has said how far the checkpoint it resumed had come.
@@ -58,7 +61,18 @@ impl Display {
             Shown::Log => View::Log { last: None },
             Shown::Nothing => View::Hidden,
         };
-        Display { view, checkpoint_failing: false, resume_said: false }
+        Display { view, phase: None, checkpoint_failing: false, resume_said: false }
+    }
+
+    /// A display of a phase after the count (`auditing`), said when it starts with `what`
+    /// it does, so that no phase of a run is silent.
+    pub(crate) fn phase(mode: ProgressMode, phase: &'static str, what: &str) -> Display {
+        let mut display = Display::new(mode);
+        display.phase = Some(phase);
+        if !matches!(display.view, View::Hidden) {
+            display.view.say(what);
+        }
+        display
     }
 
     pub(crate) fn update(&mut self, progress: &Progress<'_, impl Found>) {
@@ -72,7 +86,7 @@ impl Display {
                 clock(earlier)
             ));
         }
-        self.view.update(progress);
+        self.view.update(progress, self.phase);
         let failure = progress.checkpoint_failure;
         if failure.is_some() != self.checkpoint_failing {
             self.checkpoint_failing = failure.is_some();
@@ -111,7 +125,7 @@ impl View {
         }
     }
 
-    fn update(&mut self, progress: &Progress<'_, impl Found>) {
+    fn update(&mut self, progress: &Progress<'_, impl Found>, phase: Option<&str>) {
         match self {
             View::Bar(bar) => {
                 if bar.length() != Some(BAR_LENGTH) {
@@ -121,13 +135,19 @@ impl View {
                 bar.set_position((share_done(progress) * BAR_LENGTH as f64) as u64);
                 bar.set_elapsed(progress.elapsed);
                 bar.set_prefix(eta(progress).map_or_else(|| "--:--:--".to_owned(), clock));
-                bar.set_message(solutions_so_far(progress));
+                bar.set_message(match phase {
+                    Some(phase) => format!("{phase}: {}", solutions_so_far(progress)),
+                    None => solutions_so_far(progress),
+                });
             }
             View::Log { last } => {
                 let due = last.is_none_or(|at| at.elapsed() >= log_interval(progress.elapsed));
                 if due || progress.done == progress.total {
                     *last = Some(Instant::now());
-                    say!("{}", log_line(progress));
+                    match phase {
+                        Some(phase) => say!("{phase}: {}", log_line(progress)),
+                        None => say!("{}", log_line(progress)),
+                    }
                 }
             }
             View::Hidden => {}

@@ -159,3 +159,18 @@ fn merge_compare_finds_the_one_task_two_runs_disagree_on() {
     let refused = nqueens(&["merge", "--compare", paths[0], whole.to_str().unwrap()]);
     assert_eq!(refused.status.code(), Some(2));
 }
+
+#[test]
+fn the_audit_says_what_it_recounts_and_shows_its_progress() {
+    let output =
+        nqueens(&["count", "14", "--method", "eightfold", "--audit", "0.5", "--progress", "log"]);
+    assert!(output.status.success());
+    let log = String::from_utf8_lossy(&output.stderr);
+    let said = log.lines().position(|line| line.starts_with("nqueens: auditing: counting "));
+    let done = log.lines().position(|line| line.starts_with("nqueens: auditing: 100.0% done"));
+    assert!(said.is_some() && done > said, "{log}");
+    let quiet = nqueens(&["count", "14", "--method", "eightfold", "--audit", "0.5", "-q"]);
+    assert!(quiet.status.success() && quiet.stderr.is_empty(), "{}", {
+        String::from_utf8_lossy(&quiet.stderr)
+    });
+}
