@@ -255,6 +255,19 @@ pub(crate) struct CountArgs {
     )]
     pub(crate) checkpoint_every: Duration,
 
+    /// Count only these tasks of the list (indices from 0, comma-separated), each on its own.
+    ///
+    /// The tasks `merge --compare` names, counted again: give the options of the run that
+    /// named them (or the --depth it prints), so that the list is the same. The JSON holds
+    /// each task's count (`by_task`), which `merge --compare` compares with a shard's.
+    #[arg(
+        long,
+        value_name = "I,...",
+        value_delimiter = ',',
+        conflicts_with_all = ["checkpoint", "mpi", "audit"]
+    )]
+    pub(crate) task: Vec<usize>,
+
     /// Report the work done (placements or pairs tested) and the peak memory.
     ///
     /// Counts the placements tried (for the join, the pairs of half-boards tested) and

@@ -20,7 +20,7 @@ use crate::progress::Display;
 use crate::provenance::{Build, engines_differ};
 use crate::report::{CountReport, Finished, NodeStats, SessionReport, ShardInfo};
 use crate::signals::Signals;
-use crate::spec::{self, RunSpec, Sharing};
+use crate::spec::{self, RunIdentity, RunSpec, Sharing};
 use crate::unique;
 
 pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
@@ -42,6 +42,9 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         Sharing::Shared { processes: shard.count }
     };
     let RunSpec { problem, tasks, identity } = RunSpec::new(problem, args.depth, sharing)?;
+    if !args.task.is_empty() {
+        return count_tasks(&args, &problem, &tasks, identity, threads, &signals);
+    }
     // Taken once the command line has been checked (a usage error is said as one), before
     // any work, and held until the result is printed: a second run on the checkpoint is
     // refused before it counts anything.
@@ -330,6 +333,68 @@ fn note_other_builds(sessions: &[SessionReport]) {
             builds.join(", ")
         );
     }
+}
+
+/// `count --task I,...`: the chosen tasks of the list alone, each one's count kept, for
+/// `merge --compare` to hold against the run that named them.
+fn count_tasks(
+    args: &CountArgs,
+    problem: &Problem,
+    tasks: &[Task],
+    identity: RunIdentity,
+    threads: usize,
+    signals: &Signals,
+) -> anyhow::Result<ExitCode> {
+    let chosen: std::collections::BTreeSet<usize> = args.task.iter().copied().collect();
+    if let Some(&outside) = chosen.iter().find(|&&index| index >= tasks.len()) {
+        return Err(usage!(
+            "--task {outside} is not in this list of {} tasks (0 to {}); give the options of \
+             the run that named it, its --depth and --shard among them",
+            tasks.len(),
+            tasks.len() - 1
+        ));
+    }
+    let indexed: Vec<(usize, Task)> =
+        chosen.iter().map(|&index| (index, tasks[index].clone())).collect();
+    let solver = problem.clone();
+    let mut display = Display::new(args.board.progress());
+    let outcome = Runner::new(
+        indexed,
+        move |(index, task): &(usize, Task)| {
+            Ok(Tally::of_task(solver.solve(task, false)?, *index, true))
+        },
+        Tally::merge,
+        Tally::default(),
+    )
+    .threads(threads)
+    .stop_flag(signals.flag())
+    .run(|progress| display.update(progress));
+    display.finish();
+    let report = outcome.context("count failed")?;
+    if report.finish == Finish::Stopped {
+        say!("stopped after {} of {} tasks; no --task result is kept", report.done, report.total);
+        return Ok(signals.exit_code());
+    }
+    let Tally { counts, by_task } = report.result;
+    let finished = Finished {
+        kernel: Some(problem.kernel()),
+        threads: Some(threads),
+        sessions: None,
+        resumed: false,
+        shard_builds: None,
+        counts,
+        unique: None,
+        elapsed_s: report.elapsed.as_secs_f64(),
+        shard: None,
+        stats: None,
+        host: Some(Host::this()),
+        audit: None,
+        by_task: Some(by_task),
+    };
+    let mut result = CountReport::new(identity, finished);
+    result.tasks_counted = Some(chosen.into_iter().collect());
+    result.print(args.json)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// What became of a run's checkpoint.

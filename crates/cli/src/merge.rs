@@ -16,6 +16,7 @@ use crate::exit::{self, usage};
 use crate::output::{self, say};
 use crate::provenance::{Build, engines_differ};
 use crate::report::{CountReport, Finished, NodeStats, ShardBuild, ShardInfo};
+use crate::spec::RunIdentity;
 use crate::unique;
 
 pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
@@ -24,6 +25,13 @@ pub(crate) fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     }
     let mut shards: Vec<(PathBuf, CountReport, ShardInfo)> = Vec::new();
     for (path, report) in read_all(&args.files)? {
+        if report.tasks_counted.is_some() {
+            return Err(usage!(
+                "{} is a count of chosen tasks (count --task), not of a shard; merge --compare \
+                 holds it against a shard's result",
+                path.display()
+            ));
+        }
         let Some(info) = report.shard else {
             return Err(usage!("{} is the result of a whole run, not of a shard", path.display()));
         };
@@ -145,7 +153,8 @@ fn compare(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     if let Some(difference) = first.run.difference(&second.run) {
         return Err(usage!("{a} and {b} are of different runs: {difference} in {a}"));
     }
-    if first.shard != second.shard {
+    let chosen = second.tasks_counted.as_ref().or(first.tasks_counted.as_ref());
+    if first.shard != second.shard && chosen.is_none() {
         return Err(usage!("{a} and {b} are results of different shards"));
     }
     let kept = |report: &CountReport, path: &Path| {
@@ -159,28 +168,56 @@ fn compare(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     };
     let (ours, theirs) = (kept(first, first_path)?, kept(second, second_path)?);
     let tasks = first.run.problem()?.tasks(first.run.depth)?;
-    let indices: BTreeSet<usize> = ours.keys().chain(theirs.keys()).copied().collect();
+    // Against a count of chosen tasks, those tasks alone.
+    let indices: BTreeSet<usize> = match chosen {
+        Some(chosen) => chosen.iter().copied().collect(),
+        None => ours.keys().chain(theirs.keys()).copied().collect(),
+    };
     let shown = |counts: Option<&Counts>| match counts {
         Some(counts) if counts.thirds > 0 => format!("{} and {}/3", counts.total, counts.thirds),
         Some(counts) => counts.total.to_string(),
         None => "nothing".to_owned(),
     };
     let mut out = output::stdout()?;
-    let mut differing = 0;
+    let mut differing = Vec::new();
     for index in &indices {
         let (x, y) = (ours.get(index), theirs.get(index));
         if x.map(|c| (c.total, c.thirds)) != y.map(|c| (c.total, c.thirds)) {
-            differing += 1;
+            differing.push(*index);
             let key = tasks.get(*index).map(Task::key).unwrap_or_default();
             writeln!(out, "task {index} (key {key:?}): {} in {a}, {} in {b}", shown(x), shown(y))?;
         }
     }
-    if differing > 0 {
-        writeln!(out, "{differing} of {} tasks differ: count them again", indices.len())?;
-        return Ok(ExitCode::from(exit::FAILURE));
+    if differing.is_empty() {
+        writeln!(out, "all {} tasks agree", indices.len())?;
+        return Ok(ExitCode::SUCCESS);
     }
-    writeln!(out, "all {} tasks agree", indices.len())?;
-    Ok(ExitCode::SUCCESS)
+    writeln!(
+        out,
+        "{} of {} tasks differ: count them again with {}",
+        differing.len(),
+        indices.len(),
+        recount_command(&first.run, &differing)
+    )?;
+    Ok(ExitCode::from(exit::FAILURE))
+}
+
+/// The command that counts `tasks` of `run`'s list again, each on its own: the depth given,
+/// so that the list is the same whatever the machine.
+fn recount_command(run: &RunIdentity, tasks: &[usize]) -> String {
+    let listed: Vec<String> = tasks.iter().map(ToString::to_string).collect();
+    let chosen = match (&run.placement, run.symmetric) {
+        (Some(_), _) => format!(" --place {}", run.place_text()),
+        (None, Some(turn)) => format!(" --symmetric {turn}"),
+        (None, None) => String::new(),
+    };
+    format!(
+        "`nqueens count {} --method {}{chosen} --depth {} --task {} --json`",
+        run.n,
+        run.method,
+        run.depth,
+        listed.join(",")
+    )
 }
 
 /// A merge whose shards' results do not hold together (the Burnside sum is not a multiple
@@ -276,45 +313,41 @@ fn merged_audit<'a>(audits: impl Iterator<Item = Option<&'a AuditReport>>) -> Op
 /// What `-` stands for among the files: standard input.
 const STDIN: &str = "-";
 
-/// The reports `files` hold: one in each file, and every one on standard input for `-`
-/// (`cat shard-*.json | nqueens merge -`), named `stdin:K` for the K-th.
+/// The reports `files` hold: every one in each file, one after another as `cat` joins
+/// them, and every one on standard input for `-` (`cat shard-*.json | nqueens merge -`);
+/// named by the file, or `FILE:K` for the K-th of several (`stdin:K` for standard input).
 fn read_all(files: &[PathBuf]) -> anyhow::Result<Vec<(PathBuf, CountReport)>> {
     if files.iter().filter(|path| path.as_os_str() == STDIN).count() > 1 {
         return Err(usage!("standard input (-) is given more than once"));
     }
     let mut reports = Vec::new();
     for path in files {
-        if path.as_os_str() != STDIN {
-            reports.push((path.clone(), read(path)?));
-            continue;
+        let (text, name) = if path.as_os_str() == STDIN {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+                .context("cannot read standard input")?;
+            (text, "stdin".to_owned())
+        } else {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            (text, path.display().to_string())
+        };
+        // Read as reports, not as JSON values first: a value would hold counts past 2^64
+        // as doubles.
+        let parsed: Vec<_> =
+            serde_json::Deserializer::from_str(&text).into_iter::<CountReport>().collect();
+        if parsed.is_empty() {
+            return Err(usage!("{name} holds no shard result"));
         }
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
-            .context("cannot read standard input")?;
-        let objects = serde_json::Deserializer::from_str(&text).into_iter::<serde_json::Value>();
-        let before = reports.len();
-        for (index, object) in objects.enumerate() {
-            let name = PathBuf::from(format!("stdin:{}", index + 1));
-            let object = object.map_err(|error| {
-                usage!(
-                    "{} is not the JSON output of nqueens count --shard: {error}",
-                    name.display()
-                )
-            })?;
-            let report = checked(&name, serde_json::from_value(object))?;
-            reports.push((name, report));
-        }
-        if reports.len() == before {
-            return Err(usage!("standard input (-) holds no shard result"));
+        let several = parsed.len() > 1 || path.as_os_str() == STDIN;
+        for (index, report) in parsed.into_iter().enumerate() {
+            let named =
+                PathBuf::from(if several { format!("{name}:{}", index + 1) } else { name.clone() });
+            let report = checked(&named, report)?;
+            reports.push((named, report));
         }
     }
     Ok(reports)
-}
-
-fn read(path: &Path) -> anyhow::Result<CountReport> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    checked(path, serde_json::from_str(text.trim()))
 }
 
 /// The report read from `path`, if it is one and holds together.

@@ -42,6 +42,9 @@ pub(crate) struct CountReport {
     /// entry), this one last; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) sessions: Option<Vec<SessionReport>>,
+    /// For a count of chosen tasks (`count --task`), their indices; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) tasks_counted: Option<Vec<usize>>,
     /// For merged shards, the builds that made them, each with its shards; absent
     /// otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -267,6 +270,7 @@ impl CountReport {
             threads: finished.threads,
             resumed: finished.resumed,
             sessions: finished.sessions,
+            tasks_counted: None,
             shard_builds: finished.shard_builds,
             total: finished.counts.total,
             total_decimal: finished.counts.total.to_string(),
@@ -320,19 +324,36 @@ impl CountReport {
             None => run.method.to_string(),
         };
         let engine = format!("engine={}", run.engine_text());
-        let line = match (self.unique, self.shard) {
-            (Some(unique), _) => format!(
+        let line = match (self.unique, self.shard, &self.tasks_counted) {
+            (_, _, Some(indices)) => {
+                let each: Vec<String> = indices
+                    .iter()
+                    .map(|index| {
+                        let counts = self.by_task.as_ref().and_then(|by_task| by_task.get(index));
+                        format!("{index}: {}", counts.map_or(0, |counts| counts.total))
+                    })
+                    .collect();
+                let listed: Vec<String> = indices.iter().map(ToString::to_string).collect();
+                format!(
+                    "N={n}{place} tasks={} partial total={} method={method} threads={threads} \
+                     elapsed={elapsed:.3}s {engine} (each: {})",
+                    listed.join(","),
+                    self.total,
+                    each.join(", ")
+                )
+            }
+            (Some(unique), _, None) => format!(
                 "N={n}{place} total={} unique={unique} method={method} threads={threads} \
                  elapsed={elapsed:.3}s {engine}",
                 self.total
             ),
-            (None, Some(shard)) => format!(
+            (None, Some(shard), None) => format!(
                 "N={n}{place} shard={}/{} partial total={} method={method} threads={threads} \
                  elapsed={elapsed:.3}s {engine} (combine the shards' --json output with \
                  nqueens merge)",
                 shard.index, shard.count, self.total
             ),
-            (None, None) => format!(
+            (None, None, None) => format!(
                 "N={n}{place} total={} method={method} threads={threads} \
                  elapsed={elapsed:.3}s {engine}",
                 self.total

@@ -307,3 +307,17 @@ fn a_held_checkpoint_is_refused_and_sighup_saves() {
     let resumed = json(&[&faster[..], &["--checkpoint", file, "--json"]].concat());
     assert_eq!(resumed["total"].as_u64().map(u128::from), Some(known_counts(16).0));
 }
+
+#[test]
+fn a_resumed_count_has_an_eta_from_its_first_progress_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.ckpt");
+    let stopped = stop(start_checkpointed(&SLOW, &path), "INT");
+    assert_eq!(stopped.status.code(), Some(130), "{}", stderr(&stopped));
+    let args = [&SLOW[..], &["--checkpoint", path.to_str().unwrap(), "--progress", "log"]].concat();
+    let resumed = nqueens(&args);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    let log = stderr(&resumed);
+    let first = log.lines().find(|line| line.contains("% done")).expect(&log);
+    assert!(!first.contains("ETA --:--:--"), "{log}");
+}

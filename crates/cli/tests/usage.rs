@@ -183,3 +183,72 @@ fn checkpoint_options_take_units_bounds_and_an_empty_file() {
         assert!(stderr(&output).contains(expected), "{every}: {}", stderr(&output));
     }
 }
+
+/// The results of `count 13 --shard I/2 --json`, in `dir`.
+fn shard_files(dir: &std::path::Path) -> [std::path::PathBuf; 2] {
+    [0, 1].map(|index| {
+        let path = dir.join(format!("shard-{index}.json"));
+        std::fs::write(
+            &path,
+            success(&["count", "13", "--shard", &format!("{index}/2"), "--json"]),
+        )
+        .unwrap();
+        path
+    })
+}
+
+#[test]
+fn merge_reads_results_joined_in_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let [first, second] = shard_files(dir.path());
+    let joined = dir.path().join("all.json");
+    let text =
+        std::fs::read_to_string(&first).unwrap() + &std::fs::read_to_string(&second).unwrap();
+    std::fs::write(&joined, text).unwrap();
+    let merged = success(&["merge", joined.to_str().unwrap()]);
+    assert!(merged.starts_with("N=13 total=73712 unique=9233 "), "{merged}");
+    // One of them given twice, as the second result of the joined file.
+    let output = nqueens(&["merge", joined.to_str().unwrap(), second.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("all.json:2"), "{}", stderr(&output));
+}
+
+#[test]
+fn merge_compare_gives_the_command_that_counts_a_differing_task_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let [first, _] = shard_files(dir.path());
+    let good = std::fs::read_to_string(&first).unwrap();
+    let mut bad: Value = serde_json::from_str(&good).unwrap();
+    let (index, counts) = bad["by_task"].as_object_mut().unwrap().iter_mut().nth(7).unwrap();
+    let index: usize = index.parse().unwrap();
+    counts["total"] = (counts["total"].as_u64().unwrap() + 1).into();
+    let total = bad["total"].as_u64().unwrap() + 1;
+    (bad["total"], bad["total_decimal"]) = (total.into(), total.to_string().into());
+    bad["counts"]["total"] = total.into();
+    let bad_path = dir.path().join("bad.json");
+    std::fs::write(&bad_path, bad.to_string()).unwrap();
+
+    let compared =
+        nqueens(&["merge", "--compare", bad_path.to_str().unwrap(), first.to_str().unwrap()]);
+    assert_eq!(compared.status.code(), Some(1));
+    let text = stdout(&compared);
+    let command = text.lines().last().and_then(|line| line.split('`').nth(1)).expect(&text);
+    let depth = bad["depth"].to_string();
+    let expected =
+        format!("nqueens count 13 --method eightfold --depth {depth} --task {index} --json");
+    assert_eq!(command, expected);
+
+    // The command, run: its result holds against both, and agrees with the good one.
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    let recount = dir.path().join("recount.json");
+    std::fs::write(&recount, success(&args)).unwrap();
+    let recount = recount.to_str().unwrap();
+    let agreed = success(&["merge", "--compare", first.to_str().unwrap(), recount]);
+    assert_eq!(agreed, "all 1 tasks agree\n");
+    let differs = nqueens(&["merge", "--compare", bad_path.to_str().unwrap(), recount]);
+    assert_eq!(differs.status.code(), Some(1));
+    // A count of chosen tasks is no shard to merge.
+    let refused = nqueens(&["merge", recount]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("count of chosen tasks"), "{}", stderr(&refused));
+}
