@@ -18,7 +18,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::cli::ProgressMode;
-use crate::progress::{Display, Found};
+use crate::progress::{Display, Found, grouped};
 use crate::signals::Signals;
 
 /// Which tasks an audit recounts: each task of the shard independently, with probability
@@ -86,8 +86,8 @@ impl Audit {
             "auditing",
             &format!(
                 "auditing: counting {} of {} tasks again on {}{how}",
-                chosen.len(),
-                tasks.len(),
+                grouped(chosen.len() as u128),
+                grouped(tasks.len() as u128),
                 recount.kernel()
             ),
         );
@@ -141,6 +141,7 @@ impl Audit {
             in_parts,
             tasks: audited,
             agreed: audited,
+            elapsed_s: Some(report.elapsed.as_secs_f64()),
         }))
     }
 }
@@ -179,6 +180,10 @@ pub(crate) struct AuditReport {
     pub(crate) tasks: usize,
     /// Tasks whose two counts agreed: all of them, or no report is made.
     pub(crate) agreed: usize,
+    /// Seconds the recount took, which the count's `elapsed_s` does not hold; for merged
+    /// shards, summed; absent in reports written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) elapsed_s: Option<f64>,
 }
 
 /// A count's merged result, and the results of the tasks it keeps one by one (the audited

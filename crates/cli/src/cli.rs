@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use clap::builder::{PossibleValue, TypedValueParser};
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum, ValueHint};
 use nqueens_core::{Kernel, Method, Turn};
 use nqueens_scheduler::Shard;
 
@@ -94,7 +94,7 @@ pub(crate) struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub(crate) struct BoardArgs {
     /// The board size, 1 to 128.
-    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_board_size)]
+    #[arg(value_name = "N", value_hint = ValueHint::Other, allow_negative_numbers = true, value_parser = parse_board_size)]
     pub(crate) n: usize,
 
     /// How to count: auto, join, eightfold, half or plain [default: auto].
@@ -135,7 +135,7 @@ pub(crate) struct BoardArgs {
     /// more is refused up front, and so is more than the machine has. Backtracking needs
     /// only a board per thread and says that it ignores the limit [default: 3/4 of the
     /// machine's memory].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_hint = ValueHint::Other, value_parser = parse_size)]
     pub(crate) max_memory: Option<u64>,
 
     #[command(flatten)]
@@ -146,11 +146,17 @@ pub(crate) struct BoardArgs {
     /// auto: a bar on a terminal, else nothing; bar: a bar (log lines where it cannot be
     /// drawn: a file, a pipe, TERM=dumb); log: a line every 5 seconds at first, less often
     /// as the run grows (at most every 10 minutes), for batch jobs; never: nothing.
-    #[arg(long, value_enum, default_value_t = ProgressMode::Auto, hide_possible_values = true)]
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = ProgressMode::Auto,
+        hide_possible_values = true,
+        overrides_with = "quiet"
+    )]
     pub(crate) progress: ProgressMode,
 
-    /// No progress on stderr: the same as --progress never.
-    #[arg(short, long, conflicts_with = "progress")]
+    /// No progress on stderr: the same as --progress never (the last of the two wins).
+    #[arg(short, long, overrides_with = "progress")]
     pub(crate) quiet: bool,
 }
 
@@ -168,7 +174,7 @@ pub(crate) struct Workers {
     #[arg(
         short = 'j',
         long,
-        value_name = "T",
+        value_name = "T", value_hint = ValueHint::Other,
         allow_negative_numbers = true,
         value_parser = parse_positive
     )]
@@ -184,7 +190,7 @@ pub(crate) struct CountArgs {
     ///
     /// Row:column pairs counted from 1, in any rows, comma-separated or given with --place
     /// again. A partial board has no symmetry, so no unique count is reported.
-    #[arg(long, value_name = "R:C,...", value_delimiter = ',', value_parser = parse_queen)]
+    #[arg(long, value_name = "QUEENS", value_hint = ValueHint::Other, value_delimiter = ',', value_parser = parse_queen)]
     pub(crate) place: Vec<(usize, usize)>,
 
     /// Count only the solutions a turn leaves unchanged: half-turn or quarter-turn.
@@ -204,13 +210,13 @@ pub(crate) struct CountArgs {
     ///
     /// A seeded share F (0 < F <= 1) of the tasks is counted again once the count is done,
     /// on another kernel and, with the join, as the sum of each task's parts; a task that
-    /// does not agree is named and no total is reported. The audit shows its own progress.
-    /// Costs about F of the count's time where another vector kernel recounts, and up to
-    /// about 3 F where only the scalar kernel is left (a processor with AVX2 alone, or
-    /// --kernel avx512 on one without AVX2).
+    /// does not agree is named and no total is reported. The audit shows its own progress
+    /// and reports its own time. Costs F times how slow the recount's kernel is beside the
+    /// count's: about F to 2 F where another vector kernel recounts, up to about 3 F where
+    /// only the scalar kernel is left (a processor with AVX2 alone).
     #[arg(
         long,
-        value_name = "F",
+        value_name = "F", value_hint = ValueHint::Other,
         allow_negative_numbers = true,
         value_parser = parse_fraction,
         conflicts_with = "mpi"
@@ -218,15 +224,15 @@ pub(crate) struct CountArgs {
     pub(crate) audit: Option<f64>,
 
     /// The seed that chooses the audited tasks.
-    #[arg(long, value_name = "S", default_value_t = 0, requires = "audit")]
+    #[arg(long, value_name = "S", value_hint = ValueHint::Other, default_value_t = 0, requires = "audit")]
     pub(crate) audit_seed: u64,
 
     /// Rows fixed in each task [default: at least 64 tasks per thread].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_hint = ValueHint::Other)]
     pub(crate) depth: Option<usize>,
 
     /// Run only shard I of M (0 <= I < M) and print its partial counts, for `nqueens merge`.
-    #[arg(long, value_name = "I/M")]
+    #[arg(long, value_name = "I/M", value_hint = ValueHint::Other)]
     pub(crate) shard: Option<Shard>,
 
     /// Share the count among the ranks of an MPI job (run under mpirun).
@@ -244,11 +250,11 @@ pub(crate) struct CountArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) checkpoint: Option<PathBuf>,
 
-    /// Time between checkpoint saves: seconds, or with a unit (30s, 5m, 1h), from 0.1 s to
-    /// a day.
+    /// Time between checkpoint saves: seconds, or with a unit (500ms, 30s, 5m, 1h, 1d), from
+    /// 0.1 s to a day.
     #[arg(
         long,
-        value_name = "TIME",
+        value_name = "TIME", value_hint = ValueHint::Other,
         default_value = "60s",
         requires = "checkpoint",
         value_parser = parse_interval
@@ -262,7 +268,7 @@ pub(crate) struct CountArgs {
     /// each task's count (`by_task`), which `merge --compare` compares with a shard's.
     #[arg(
         long,
-        value_name = "I,...",
+        value_name = "I,...", value_hint = ValueHint::Other,
         value_delimiter = ',',
         conflicts_with_all = ["checkpoint", "mpi", "audit"]
     )]
@@ -418,9 +424,11 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
     // The unit is the letters at the end, so that `1e3` is a number of seconds.
     let number = trimmed.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let seconds_per_unit = match &trimmed[number.len()..] {
+        "ms" => 0.001,
         "" | "s" => 1.0,
         "m" | "min" => 60.0,
         "h" => 3600.0,
+        "d" => 86400.0,
         _ => return Err(format!("'{text}' is not a time (examples: 30, 30s, 5m, 1h)")),
     };
     let value: f64 = number
@@ -458,7 +466,7 @@ pub(crate) struct EstimateArgs {
     ///
     /// Machines like this one, each running T threads, as `count --shard` splits the count
     /// for them.
-    #[arg(long, value_name = "C", allow_negative_numbers = true, value_parser = parse_positive)]
+    #[arg(long, value_name = "C", value_hint = ValueHint::Other, allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) cores: Option<NonZeroUsize>,
 
     /// Descend to row-sets or to parts of them, whatever their size.
@@ -470,7 +478,7 @@ pub(crate) struct EstimateArgs {
     pub(crate) descend: Option<DescendTo>,
 
     /// The seed of the sample: the same seed draws the same tasks.
-    #[arg(long, value_name = "S", default_value_t = 1, allow_negative_numbers = true, value_parser = parse_seed)]
+    #[arg(long, value_name = "S", value_hint = ValueHint::Other, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_seed)]
     pub(crate) seed: u64,
 
     /// Print one JSON object on stdout instead of lines of text.
@@ -481,7 +489,7 @@ pub(crate) struct EstimateArgs {
 #[derive(Debug, Args)]
 pub(crate) struct SolveArgs {
     /// The board size: 1, or 4 up to 100000000 (10000000 with --random).
-    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_board_size)]
+    #[arg(value_name = "N", value_hint = ValueHint::Other, allow_negative_numbers = true, value_parser = parse_board_size)]
     pub(crate) n: usize,
 
     #[command(flatten)]
@@ -498,7 +506,7 @@ pub(crate) struct SolveArgs {
     /// clock].
     #[arg(
         long,
-        value_name = "S",
+        value_name = "S", value_hint = ValueHint::Other,
         requires = "random",
         allow_negative_numbers = true,
         value_parser = parse_seed
@@ -509,11 +517,11 @@ pub(crate) struct SolveArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
     /// The board size, 1 to 128.
-    #[arg(value_name = "N", allow_negative_numbers = true, value_parser = parse_board_size)]
+    #[arg(value_name = "N", value_hint = ValueHint::Other, allow_negative_numbers = true, value_parser = parse_board_size)]
     pub(crate) n: usize,
 
     /// Stop after K solutions.
-    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = parse_seed)]
+    #[arg(long, value_name = "K", value_hint = ValueHint::Other, allow_negative_numbers = true, value_parser = parse_seed)]
     pub(crate) limit: Option<u64>,
 
     /// One solution per class under the board's 8 symmetries: the least of its images.
@@ -537,7 +545,7 @@ pub(crate) struct VerifyArgs {
     /// "columns", or a board drawn with Q and .) gets a verdict of its own. Standard
     /// input holds placements as `list` and `solve` print them, one verdict each (boards
     /// separated by a blank line).
-    #[arg(value_name = "PLACEMENT")]
+    #[arg(value_name = "PLACEMENT", value_hint = ValueHint::Other)]
     pub(crate) columns: Vec<String>,
 }
 

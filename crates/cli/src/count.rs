@@ -11,12 +11,12 @@ use nqueens_scheduler::{
 };
 
 use crate::audit::{Audit, Tally};
-use crate::cli::CountArgs;
+use crate::cli::{CountArgs, MethodChoice};
 use crate::exit::{self, usage};
 use crate::host::Host;
 use crate::memory;
 use crate::output::say;
-use crate::progress::Display;
+use crate::progress::{Display, grouped};
 use crate::provenance::{Build, engines_differ};
 use crate::report::{CountReport, Finished, NodeStats, SessionReport, ShardInfo};
 use crate::signals::Signals;
@@ -93,14 +93,24 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     let mut display = Display::new(args.board.progress());
     let outcome = runner.run(|progress| display.update(progress));
     display.finish();
-    let report = outcome.map_err(|error| refusal(error, &fields)).context("count failed")?;
+    // What the program chose rather than the user: where it differs, it follows from what
+    // the user changed.
+    let chosen: Vec<&str> = [
+        matches!(args.board.method, MethodChoice::Auto).then_some("method"),
+        args.depth.is_none().then_some("depth"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let report =
+        outcome.map_err(|error| refusal(error, &fields, &chosen)).context("count failed")?;
     let saved = Saved { path: args.checkpoint.as_deref(), failure: report.checkpoint_failure };
 
     if report.finish == Finish::Stopped {
         say!(
             "stopped after {} of {} tasks ({:.1}s); {}",
-            report.done,
-            report.total,
+            grouped(report.done as u128),
+            grouped(report.total as u128),
             report.elapsed.as_secs_f64(),
             saved.resume_hint()
         );
@@ -177,6 +187,11 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     if !args.place.is_empty() && !args.json {
         say!("note: no unique count: a board with queens placed in advance has no symmetry");
     }
+    if !whole && !args.json {
+        say!(
+            "note: a shard's total is partial: merge the shards' --json output with nqueens merge"
+        );
+    }
     if let Some(sessions) = &result.sessions {
         note_other_builds(sessions);
     }
@@ -196,14 +211,14 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
 /// The error of a run refused for its checkpoint; one of another engine, told as such.
 /// The error of a run refused for its checkpoint: one of another engine told as such, and
 /// one of another run (`ours` is this run's identity) with the fields a user sets first.
-fn refusal(error: RunError<EngineError>, ours: &Identity) -> anyhow::Error {
+fn refusal(error: RunError<EngineError>, ours: &Identity, chosen: &[&str]) -> anyhow::Error {
     let RunError::Checkpoint(CheckpointError::Mismatch { path, saved, sessions, .. }) = &error
     else {
         return error.into();
     };
     let theirs = saved.get("engine").map(String::as_str);
     if theirs == Some(ENGINE_IDENTITY) {
-        return match differences(saved, ours) {
+        return match differences(saved, ours, chosen) {
             Some(differences) => usage!(
                 "checkpoint {} belongs to a different run: {differences}; use another file or \
                  the same options",
@@ -243,52 +258,35 @@ fn refusal(error: RunError<EngineError>, ours: &Identity) -> anyhow::Error {
 const SET_BY_USER: [&str; 8] =
     ["n", "method", "placement", "symmetric", "shard", "audit", "stats", "depth"];
 
-/// How `saved` differs from `ours`: each field a user sets in full, then the fields that
-/// follow from them; `None` if the identities agree.
-fn differences(saved: &Identity, ours: &Identity) -> Option<String> {
+/// How `saved` differs from `ours`: each field the user set in full, then the fields that
+/// follow from them (the task list's digest, and the `chosen` ones the program picked:
+/// an automatic method or depth); `None` if the identities agree.
+fn differences(saved: &Identity, ours: &Identity, chosen: &[&str]) -> Option<String> {
     let show = |value: Option<&String>| value.map_or("absent".to_owned(), |v| format!("'{v}'"));
+    let said = |name: &&str| {
+        format!("{name} is {} there but {} here", show(saved.get(*name)), show(ours.get(*name)))
+    };
     let names: std::collections::BTreeSet<&String> = saved.keys().chain(ours.keys()).collect();
     let differing: Vec<&str> = names
         .into_iter()
         .filter(|name| saved.get(*name) != ours.get(*name))
         .map(String::as_str)
         .collect();
-    let rank = |name: &str| SET_BY_USER.iter().position(|set| *set == name);
-    let (mut set, derived): (Vec<&str>, Vec<&str>) =
-        differing.iter().partition(|name| rank(name).is_some());
-    set.sort_by_key(|name| rank(name));
-    // An automatic depth follows from the board; one given by hand is news on its own.
-    let (set, derived) = match set.iter().position(|name| *name == "depth") {
-        Some(depth) if set.len() > 1 => {
-            let mut set = set;
-            set.remove(depth);
-            (set, [&["depth"][..], &derived].concat())
-        }
-        _ => (set, derived),
+    let set_by_user = |name: &str| {
+        SET_BY_USER.iter().position(|set| *set == name).filter(|_| !chosen.contains(&name))
     };
-    let said: Vec<String> = set
-        .iter()
-        .map(|name| {
-            format!("{name} is {} there but {} here", show(saved.get(*name)), show(ours.get(*name)))
-        })
-        .collect();
-    match (said.is_empty(), derived.is_empty()) {
+    let (mut set, derived): (Vec<&str>, Vec<&str>) =
+        differing.iter().partition(|name| set_by_user(name).is_some());
+    set.sort_by_key(|name| set_by_user(name));
+    match (set.is_empty(), derived.is_empty()) {
         (true, true) => None,
-        (false, true) => Some(said.join(", ")),
-        (false, false) => Some(format!("{} (and so its {})", said.join(", "), derived.join(", "))),
-        (true, false) => {
-            let derived: Vec<String> = derived
-                .iter()
-                .map(|name| {
-                    format!(
-                        "{name} is {} there but {} here",
-                        show(saved.get(*name)),
-                        show(ours.get(*name))
-                    )
-                })
-                .collect();
-            Some(derived.join(", "))
-        }
+        (false, true) => Some(set.iter().map(said).collect::<Vec<_>>().join(", ")),
+        (false, false) => Some(format!(
+            "{} (and so its {})",
+            set.iter().map(said).collect::<Vec<_>>().join(", "),
+            derived.join(", ")
+        )),
+        (true, false) => Some(derived.iter().map(said).collect::<Vec<_>>().join(", ")),
     }
 }
 

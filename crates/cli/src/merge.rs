@@ -189,7 +189,10 @@ fn compare(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
         }
     }
     if differing.is_empty() {
-        writeln!(out, "all {} tasks agree", indices.len())?;
+        match indices.len() {
+            1 => writeln!(out, "the 1 task agrees")?,
+            tasks => writeln!(out, "all {tasks} tasks agree")?,
+        }
         return Ok(ExitCode::SUCCESS);
     }
     writeln!(
@@ -304,7 +307,8 @@ fn merged_audit<'a>(audits: impl Iterator<Item = Option<&'a AuditReport>>) -> Op
             if (merged.fraction, merged.seed) == (audit.fraction, audit.seed) =>
         {
             let tasks = merged.tasks + audit.tasks;
-            Some(AuditReport { tasks, agreed: merged.agreed + audit.agreed, ..merged })
+            let elapsed_s = merged.elapsed_s.zip(audit.elapsed_s).map(|(a, b)| a + b);
+            Some(AuditReport { tasks, agreed: merged.agreed + audit.agreed, elapsed_s, ..merged })
         }
         _ => None,
     })?

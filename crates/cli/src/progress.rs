@@ -81,8 +81,8 @@ impl Display {
             let earlier = progress.elapsed.saturating_sub(progress.session).as_secs_f64();
             self.view.say(&format!(
                 "resuming the checkpoint: {} of {} tasks done in {} before",
-                progress.resumed,
-                progress.total,
+                grouped(progress.resumed as u128),
+                grouped(progress.total as u128),
                 clock(earlier)
             ));
         }
@@ -190,7 +190,7 @@ fn log_line(progress: &Progress<'_, impl Found>) -> String {
 }
 
 /// A count with its thousands grouped: `4,779,803,696`.
-fn grouped(count: u128) -> String {
+pub(crate) fn grouped(count: u128) -> String {
     let digits = count.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {

@@ -11,6 +11,7 @@ use crate::audit::AuditReport;
 use crate::host::Host;
 use crate::memory;
 use crate::output;
+use crate::progress::grouped;
 use crate::provenance::Build;
 use crate::spec::RunIdentity;
 
@@ -171,7 +172,9 @@ impl SessionReport {
             if self.runs > 1 { format!(" over {} sessions", self.runs) } else { String::new() };
         format!(
             "{} tasks on {kernel} with {} {threads} in {:.1}s{runs}",
-            self.tasks, self.threads, self.elapsed_s
+            grouped(self.tasks as u128),
+            self.threads,
+            self.elapsed_s
         )
     }
 }
@@ -349,8 +352,7 @@ impl CountReport {
             ),
             (None, Some(shard), None) => format!(
                 "N={n}{place} shard={}/{} partial total={} method={method} threads={threads} \
-                 elapsed={elapsed:.3}s {engine} (combine the shards' --json output with \
-                 nqueens merge)",
+                 elapsed={elapsed:.3}s {engine}",
                 shard.index, shard.count, self.total
             ),
             (None, None, None) => format!(
@@ -370,8 +372,9 @@ impl CountReport {
         let line = match &self.audit {
             Some(audit) => {
                 let parts = if audit.in_parts { " in parts" } else { "" };
+                let took = audit.elapsed_s.map_or(String::new(), |s| format!(" in {s:.3}s"));
                 format!(
-                    "{line} audit={}/{} agreed on {}{parts}",
+                    "{line} audit={}/{} agreed on {}{parts}{took}",
                     audit.agreed, audit.tasks, audit.kernel
                 )
             }

@@ -124,6 +124,14 @@ fn is_one_column(arg: &str) -> bool {
 fn placement(text: &str) -> Result<Option<Vec<usize>>, String> {
     let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
     if !lines.first().is_some_and(|line| is_board_row(line)) {
+        if lines.len() > 1 {
+            return Err(format!(
+                "holds {} placements on {} lines; give one placement per argument, or pipe \
+                 them to nqueens verify for a verdict on each line",
+                lines.len(),
+                lines.len()
+            ));
+        }
         return parse_line(text.trim());
     }
     let mut board = Board::default();

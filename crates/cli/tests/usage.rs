@@ -50,6 +50,12 @@ fn verify_judges_each_argument_as_a_placement_in_any_format() {
         stderr(&refused)
     });
     assert!(refused.stdout.is_empty(), "no verdict before the arguments are all read");
+    // Lines of placements in one argument, as `$(nqueens list 6)` gives: a usage error
+    // that says how to get a verdict on each.
+    let listed = success(&["list", "6"]);
+    let refused = nqueens(&["verify", &listed]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("holds 4 placements on 4 lines"), "{}", stderr(&refused));
 }
 
 #[test]
@@ -97,6 +103,14 @@ fn completions_offer_the_values_of_every_list() {
             "fish: --{option}: {fish_line:?}"
         );
     }
+    // Options that take numbers complete no file names.
+    for option in ["threads", "depth", "shard", "audit", "task", "max-memory"] {
+        let lines: Vec<&str> =
+            fish.lines().filter(|l| l.contains(&format!(" -l {option} "))).collect();
+        assert!(!lines.is_empty() && lines.iter().all(|l| l.ends_with(" -f")), "fish: --{option}");
+    }
+    let colon = zsh.lines().find(|line| line.contains("--place=")).unwrap_or_default();
+    assert!(!colon.contains(":R:C"), "zsh: a colon in --place's value name: {colon}");
 }
 
 #[test]
@@ -105,6 +119,10 @@ fn the_last_of_a_repeated_option_wins() {
     assert!(output.status.success(), "{}", stderr(&output));
     let output = nqueens(&["count", "8", "--progress", "log", "--progress", "never"]);
     assert!(output.status.success() && output.stderr.is_empty(), "{}", stderr(&output));
+    let output = nqueens(&["count", "8", "--progress", "log", "-q"]);
+    assert!(output.status.success() && output.stderr.is_empty(), "{}", stderr(&output));
+    let output = nqueens(&["count", "8", "-q", "--progress", "log"]);
+    assert!(stderr(&output).contains("100.0% done"), "{}", stderr(&output));
     assert_eq!(success(&["solve", "6", "--json", "--format", "text"]), "2 4 6 1 3 5\n");
     assert_eq!(success(&["list", "6", "--limit", "1", "--limit", "2"]).lines().count(), 2);
     // An option that adds up keeps adding up.
@@ -153,6 +171,14 @@ fn a_different_run_names_the_fields_a_user_set_first() {
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
     assert!(message.contains("different run: n is '12' there but '11' here"), "{message}");
+    // The method auto picks for N follows from N, and is no news of its own.
+    let output = nqueens(&["count", "16", "--checkpoint", file]);
+    let message = stderr(&output);
+    assert!(
+        message.contains("different run: n is '12' there but '16' here (and so its "),
+        "{message}"
+    );
+    assert!(!message.contains("method is"), "{message}");
     let output = nqueens(&["count", "12", "--checkpoint", file, "--method", "plain", "--stats"]);
     let message = stderr(&output);
     let expected = "different run: method is 'eightfold' there but 'plain' here, stats is absent \
@@ -166,7 +192,7 @@ fn checkpoint_options_take_units_bounds_and_an_empty_file() {
     let file = dir.path().join("made-by-mktemp.ckpt");
     std::fs::write(&file, "").unwrap();
     let file = file.to_str().unwrap();
-    for every in ["30", "5s", "2.5m", "1h", "0.1", "1e3"] {
+    for every in ["30", "5s", "2.5m", "1h", "0.1", "1e3", "500ms", "1d"] {
         let output = nqueens(&["count", "10", "--checkpoint", file, "--checkpoint-every", every]);
         assert!(output.status.success(), "{every}: {}", stderr(&output));
     }
@@ -175,6 +201,8 @@ fn checkpoint_options_take_units_bounds_and_an_empty_file() {
         ("0.0001", "outside 0.1s to 24h"),
         ("1e-10", "outside 0.1s to 24h"),
         ("25h", "outside 0.1s to 24h"),
+        ("2d", "outside 0.1s to 24h"),
+        ("50ms", "outside 0.1s to 24h"),
         ("inf", "is not a time"),
         ("5x", "is not a time"),
     ] {
@@ -244,7 +272,7 @@ fn merge_compare_gives_the_command_that_counts_a_differing_task_again() {
     std::fs::write(&recount, success(&args)).unwrap();
     let recount = recount.to_str().unwrap();
     let agreed = success(&["merge", "--compare", first.to_str().unwrap(), recount]);
-    assert_eq!(agreed, "all 1 tasks agree\n");
+    assert_eq!(agreed, "the 1 task agrees\n");
     let differs = nqueens(&["merge", "--compare", bad_path.to_str().unwrap(), recount]);
     assert_eq!(differs.status.code(), Some(1));
     // A count of chosen tasks is no shard to merge.
