@@ -370,7 +370,11 @@ fn count_tasks(
     display.finish();
     let report = outcome.context("count failed")?;
     if report.finish == Finish::Stopped {
-        say!("stopped after {} of {} tasks; no --task result is kept", report.done, report.total);
+        say!(
+            "stopped after {} of {} tasks; no --task result is kept",
+            grouped(report.done as u128),
+            grouped(report.total as u128)
+        );
         return Ok(signals.exit_code());
     }
     let Tally { counts, by_task } = report.result;
