@@ -34,7 +34,6 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     let Some(signals) = signals else {
         return crate::mpi::run(&args, problem, threads);
     };
-    let checkpoint_every = args.checkpoint_every;
     let shard = args.shard.unwrap_or(Shard::WHOLE);
     let sharing = if shard == Shard::WHOLE && args.checkpoint.is_none() {
         Sharing::Alone { threads }
@@ -87,7 +86,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
             // Only the tasks of the same audit keep their results.
             fields.insert("audit".to_owned(), audit.identity());
         }
-        runner = runner.checkpoint(Arc::clone(lock), checkpoint_every, fields.clone());
+        runner = runner.checkpoint(Arc::clone(lock), args.checkpoint_every, fields.clone());
     }
 
     let mut display = Display::new(args.board.progress());
@@ -208,7 +207,6 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The error of a run refused for its checkpoint; one of another engine, told as such.
 /// The error of a run refused for its checkpoint: one of another engine told as such, and
 /// one of another run (`ours` is this run's identity) with the fields a user sets first.
 fn refusal(error: RunError<EngineError>, ours: &Identity, chosen: &[&str]) -> anyhow::Error {
@@ -227,12 +225,7 @@ fn refusal(error: RunError<EngineError>, ours: &Identity, chosen: &[&str]) -> an
             None => error.into(),
         };
     }
-    let mut builds: Vec<Build> = Vec::new();
-    for build in sessions.iter().map(|session| SessionReport::of(session).build) {
-        if !builds.contains(&build) {
-            builds.push(build);
-        }
-    }
+    let builds = Build::distinct(sessions.iter().map(|session| SessionReport::of(session).build));
     let path = path.display();
     let finish = match theirs {
         Some(engine) => format!("a build of engine {engine}"),
@@ -316,13 +309,10 @@ fn distrust(error: anyhow::Error, checkpoint: Option<&Path>) -> anyhow::Error {
 /// Notes on stderr that a resumed count's tasks were counted by several builds (of this
 /// engine, or the checkpoint would have been refused), naming their commits.
 fn note_other_builds(sessions: &[SessionReport]) {
-    let mut builds: Vec<String> = Vec::new();
-    for session in sessions {
-        let build = session.build.text();
-        if !builds.contains(&build) {
-            builds.push(build);
-        }
-    }
+    let builds: Vec<String> = Build::distinct(sessions.iter().map(|session| session.build.clone()))
+        .iter()
+        .map(Build::text)
+        .collect();
     if builds.len() > 1 {
         say!(
             "note: this count's tasks were counted by builds of {} commits of engine {}: {}",

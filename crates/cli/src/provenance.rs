@@ -18,12 +18,38 @@ pub(crate) struct Build {
 impl Build {
     /// This program's build.
     pub(crate) fn this() -> Build {
-        let modified = match env!("NQUEENS_MODIFIED") {
+        Build::from_words(env!("NQUEENS_COMMIT"), env!("NQUEENS_MODIFIED"))
+    }
+
+    /// A build as `build.rs` and checkpoint sessions write it: the commit, and `yes`, `no`
+    /// or `unknown` for whether it was modified.
+    pub(crate) fn from_words(commit: &str, modified: &str) -> Build {
+        let modified = match modified {
             "yes" => Some(true),
             "no" => Some(false),
             _ => None,
         };
-        Build { commit: env!("NQUEENS_COMMIT").to_owned(), modified }
+        Build { commit: commit.to_owned(), modified }
+    }
+
+    /// Whether it was modified, as [`Build::from_words`] reads it.
+    pub(crate) fn modified_word(&self) -> &'static str {
+        match self.modified {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "unknown",
+        }
+    }
+
+    /// Each build of `builds` once, in the order they first come.
+    pub(crate) fn distinct(builds: impl IntoIterator<Item = Build>) -> Vec<Build> {
+        let mut distinct: Vec<Build> = Vec::new();
+        for build in builds {
+            if !distinct.contains(&build) {
+                distinct.push(build);
+            }
+        }
+        distinct
     }
 
     /// The commit with a mark where the tree was modified (or may have been).

@@ -109,16 +109,11 @@ impl SessionReport {
     /// by this build: what [`SessionReport::of`] reads back.
     pub(crate) fn about(kernel: Kernel, threads: usize) -> BTreeMap<String, String> {
         let build = Build::this();
-        let modified = match build.modified {
-            Some(true) => "yes",
-            Some(false) => "no",
-            None => "unknown",
-        };
         BTreeMap::from([
             ("kernel".to_owned(), kernel.to_string()),
             ("threads".to_owned(), threads.to_string()),
+            ("modified".to_owned(), build.modified_word().to_owned()),
             ("commit".to_owned(), build.commit),
-            ("modified".to_owned(), modified.to_owned()),
         ])
     }
 
@@ -127,16 +122,14 @@ impl SessionReport {
         let field = |name: &str| session.about.get(name).map(String::as_str);
         let kernel =
             field("kernel").and_then(|name| Kernel::ALL.into_iter().find(|k| k.name() == name));
-        let modified = match field("modified") {
-            Some("yes") => Some(true),
-            Some("no") => Some(false),
-            _ => None,
-        };
-        let commit = field("commit").unwrap_or("unknown").to_owned();
+        let build = Build::from_words(
+            field("commit").unwrap_or("unknown"),
+            field("modified").unwrap_or(""),
+        );
         SessionReport {
             kernel,
             threads: field("threads").and_then(|t| t.parse().ok()).unwrap_or(0),
-            build: Build { commit, modified },
+            build,
             runs: session.runs,
             tasks: session.tasks,
             elapsed_s: session.elapsed_s,
