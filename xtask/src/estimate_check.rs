@@ -84,9 +84,10 @@ impl EstimateCheck {
         print!("{TABLE_HEADER}");
         for &n in &self.ns {
             for method in &self.methods {
+                let (plain, kernel) = method.split_once('/').unwrap_or((method, "auto"));
                 let started = std::time::Instant::now();
                 let output = Command::new(&binary)
-                    .args(["estimate", &n.to_string(), "--method", method])
+                    .args(["estimate", &n.to_string(), "--method", plain, "--kernel", kernel])
                     .args(["--threads", &self.threads.to_string(), "--json", "--progress", "never"])
                     .output()
                     .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
@@ -116,7 +117,7 @@ impl EstimateCheck {
                     predicted_wall_s_high: high,
                     estimate_wall_s,
                     sample_share: number("sample_share")?,
-                    sampled_tasks: number("sampled_tasks")? as usize,
+                    sampled_tasks: number("sampled_count")? as usize,
                     actual_wall_s: count.wall_s,
                     ratio: predicted / count.wall_s,
                     within_interval: (low..=high).contains(&count.wall_s),

@@ -77,7 +77,7 @@ impl Audit {
         let chosen: Vec<(usize, Task)> =
             self.chosen.iter().map(|&index| (index, tasks[index].clone())).collect();
         let in_parts = match tasks.first() {
-            Some(task) => !recount.parts(task, false)?.is_empty(),
+            Some(task) => !recount.children(task)?.is_empty(),
             None => false,
         };
         let how = if in_parts { " as the sums of their parts" } else { "" };
@@ -95,7 +95,7 @@ impl Audit {
         let report = Runner::new(
             chosen,
             move |(index, task): &(usize, Task)| {
-                let parts = solver.parts(task, false)?;
+                let parts = solver.children(task)?;
                 let counts = if parts.is_empty() {
                     solver.solve(task, false)?
                 } else {
@@ -129,7 +129,7 @@ impl Audit {
                     Shown(first),
                     Shown(again),
                     recount.kernel(),
-                    if recount.parts(&tasks[index], false)?.is_empty() { "" } else { " in parts" },
+                    if recount.children(&tasks[index])?.is_empty() { "" } else { " in parts" },
                 );
             }
         }

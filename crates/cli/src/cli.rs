@@ -447,14 +447,13 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
-/// How far an estimate's descents go below the count's tasks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum DescendTo {
-    /// Whole row sets.
-    RowSets,
-    /// Parts of row sets, by the columns of their halves' first queens.
-    Parts,
+/// What an estimate's sample times below the count's tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SampleChoice {
+    /// Whole units: the finest tasks a count runs whole.
+    Units,
+    /// Pieces of units, finer than any task a count runs.
+    Pieces,
 }
 
 #[derive(Debug, Args)]
@@ -469,13 +468,29 @@ pub(crate) struct EstimateArgs {
     #[arg(long, value_name = "C", value_hint = ValueHint::Other, allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) cores: Option<NonZeroUsize>,
 
-    /// Descend to row-sets or to parts of them, whatever their size.
+    /// Time whole units or pieces of them, whatever their size.
     ///
-    /// The join's estimate times random whole row sets below the count's tasks, or parts
-    /// of row sets where row sets are too large for the sample's time; this chooses, to
-    /// check either against a count [default: row sets where they fit, else parts].
-    #[arg(long, value_name = "TO", value_enum)]
-    pub(crate) descend: Option<DescendTo>,
+    /// Where a count's tasks are too large to time, the sample times random units below
+    /// them (the finest tasks a count runs whole: for the join, one row set), or pieces of
+    /// units where units are too large for the sample's time [default: units where enough
+    /// of them fit in the sample's time, else pieces].
+    #[arg(long, value_name = "WHAT", value_enum)]
+    pub(crate) sample: Option<SampleChoice>,
+
+    /// After estimating, count K tasks drawn at random, and correct the plan by them.
+    ///
+    /// Each task is predicted as the estimate predicts it, then counted whole, exactly as
+    /// the count would; the report gives each task's predicted and counted time, the ratio
+    /// of their sums with its interval, and the plan corrected by it. The tasks come from
+    /// the count's own list where its tasks take at most about ten core-minutes, else
+    /// from a finer list whose tasks do (see --depth).
+    #[arg(long, value_name = "K", value_hint = ValueHint::Other, allow_negative_numbers = true, value_parser = parse_positive)]
+    pub(crate) check: Option<NonZeroUsize>,
+
+    /// Rows fixed in each task the check draws [default: the count's, or finer where its
+    /// tasks are larger than about ten core-minutes].
+    #[arg(long, value_name = "K", value_hint = ValueHint::Other, requires = "check")]
+    pub(crate) depth: Option<usize>,
 
     /// The seed of the sample: the same seed draws the same tasks.
     #[arg(long, value_name = "S", value_hint = ValueHint::Other, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_seed)]

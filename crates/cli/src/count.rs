@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use nqueens_core::{ENGINE_IDENTITY, Error as EngineError, MemoryLimit, MemoryPlan, Problem, Task};
+use nqueens_plan::Sharing;
 use nqueens_scheduler::{
     CheckpointError, CheckpointLock, Finish, Identity, RunError, Runner, Shard,
 };
@@ -20,7 +21,7 @@ use crate::progress::{Display, grouped};
 use crate::provenance::{Build, engines_differ};
 use crate::report::{CountReport, Finished, NodeStats, SessionReport, ShardInfo};
 use crate::signals::Signals;
-use crate::spec::{self, RunIdentity, RunSpec, Sharing};
+use crate::spec::{self, RunIdentity, RunSpec};
 use crate::unique;
 
 pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {

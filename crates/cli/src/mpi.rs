@@ -26,6 +26,7 @@ use mpi::environment::Threading;
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use nqueens_core::{Counts, Problem, Task};
+use nqueens_plan::Sharing;
 use nqueens_scheduler::{Progress, Report, RunError, Runner, Shard};
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +36,7 @@ use crate::output::say;
 use crate::progress::Display;
 use crate::provenance::engines_differ;
 use crate::report::{CountReport, Finished, NodeStats};
-use crate::spec::{RunIdentity, RunSpec, Sharing};
+use crate::spec::{RunIdentity, RunSpec};
 use crate::unique;
 
 /// How often a rank tells rank 0 how far it is, for the progress display.

@@ -5,31 +5,12 @@ use std::num::NonZeroUsize;
 
 use anyhow::Context;
 use nqueens_core::{ENGINE_IDENTITY, Method, Problem, Task, Turn};
+use nqueens_plan::{MOST_TASKS, Sharing};
 use nqueens_scheduler::{Identity, fnv1a};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{BoardArgs, CountArgs, MethodChoice};
 use crate::exit::usage;
-
-/// Tasks per worker thread the automatic split aims for: enough that a slow task near the
-/// end does not leave the other threads idle for long.
-pub(crate) const TASKS_PER_THREAD: usize = 64;
-
-/// Threads per machine assumed when splitting a run shared by several processes or
-/// sessions, whose depth must not depend on any one machine's thread count: all shards
-/// and ranks must share one task list, and a resume may run with other threads than the
-/// run it continues.
-const SHARED_THREADS: usize = 16;
-
-/// Who will run the task list, which decides how finely it is split.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Sharing {
-    /// This process alone, from start to end, on this many threads.
-    Alone { threads: usize },
-    /// This many processes (shards, MPI ranks) or sessions (resumes of a checkpoint), each
-    /// on a machine whose thread count the list must not depend on.
-    Shared { processes: usize },
-}
 
 /// One count: the problem, its split, and its task list.
 #[derive(Debug)]
@@ -51,13 +32,7 @@ impl RunSpec {
                 check_depth(&problem, depth)?;
                 depth
             }
-            None => {
-                let threads = match sharing {
-                    Sharing::Alone { threads } => threads,
-                    Sharing::Shared { processes } => SHARED_THREADS.saturating_mul(processes),
-                };
-                problem.depth_for(TASKS_PER_THREAD.saturating_mul(threads).min(MOST_WANTED))?
-            }
+            None => nqueens_plan::depth_for(&problem, sharing)?,
         };
         let tasks = problem.tasks(depth)?;
         let identity = RunIdentity::of(&problem, depth, &tasks);
@@ -122,20 +97,11 @@ pub(crate) fn threads(asked: Option<NonZeroUsize>) -> anyhow::Result<usize> {
     Ok(asked.get())
 }
 
-/// The most tasks an explicit `--depth` may make: each task is a few dozen bytes, and a
-/// list this long already keeps thousands of threads busy.
-const MOST_TASKS: usize = 1 << 21;
-
-/// The most tasks the automatic split aims for. The first list with this many may be a
-/// few times longer than it, never near what `--cores 100000000` or `--shard 0/100000000`
-/// would ask for: those lists, built row by row, filled the machine's memory.
-pub(crate) const MOST_WANTED: usize = MOST_TASKS / 8;
-
 /// Checks that splitting `problem` `depth` rows deep makes at most [`MOST_TASKS`] tasks,
 /// without building a list far longer than that: each split one row deeper multiplies the
 /// tasks by at most N, so a split whose parent has more than `MOST_TASKS / 8` is refused
 /// before it is built.
-fn check_depth(problem: &Problem, depth: usize) -> anyhow::Result<()> {
+pub(crate) fn check_depth(problem: &Problem, depth: usize) -> anyhow::Result<()> {
     let n = problem.n();
     for shallower in 0..depth.min(problem.max_depth()) {
         let tasks = problem.tasks(shallower)?.len();

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use nqueens_core::{Counts, Outcome, Problem, Task};
 use nqueens_scheduler::{Finish, Runner};
 
-use crate::spec::TASKS_PER_THREAD;
+use nqueens_plan::TASKS_PER_THREAD;
 
 /// The answer from a count's merged `counts`: the rotation-fixed counts that the unique
 /// count needs, run on `threads` threads; `None` if `stop` was raised meanwhile.

@@ -54,23 +54,29 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     /// or pairs of half-boards tested).
     fn solve(&self, task: &Task, count_nodes: bool) -> Result<Counts, Error>;
 
-    /// The tasks one level finer than `task` that partition its solutions, for an estimate
-    /// that descends from a task too large to time whole to a random small part of it:
-    /// the next row's choices down to a whole row set (the join's finest task), and, if
-    /// `within_row_sets`, below that the parts of a row set that only an estimate times.
-    /// Empty where the engine offers nothing finer: its tasks are timed whole.
-    fn parts(&self, task: &Task, within_row_sets: bool) -> Result<Vec<Task>, Error> {
-        let _ = (task, within_row_sets);
+    /// The tasks one level finer than `task` that partition its solutions, each of which a
+    /// count could run whole, for an estimate that descends from a task too large to time
+    /// to a random unit below it. Empty at a unit: every task the engine offers nothing
+    /// finer for (the join's row set, the finest task it counts whole).
+    fn children(&self, task: &Task) -> Result<Vec<Task>, Error> {
+        let _ = task;
         Ok(Vec::new())
     }
 
-    /// About how many of the finest tasks above the parts of a row set lie below `task`
-    /// (the join's row sets): a descent chooses among a task's parts in proportion, so
-    /// that every row set is about as likely to be drawn and weighs about as much,
-    /// however unevenly the choices divide them. The same for every task by default.
-    fn row_sets_below(&self, task: &Task) -> Result<f64, Error> {
+    /// About how many units lie below `task`: a descent chooses among children in
+    /// proportion, so that every unit is about as likely to be drawn, however unevenly
+    /// the children divide them. The same for every task by default.
+    fn units_below(&self, task: &Task) -> Result<f64, Error> {
         let _ = task;
         Ok(1.0)
+    }
+
+    /// The pieces one level finer than `task` (a unit, or a piece of one) that partition
+    /// its solutions, finer than any task a count runs: only an estimate times them, for
+    /// units too large to time in its time. Empty where the engine offers nothing finer.
+    fn pieces(&self, task: &Task) -> Result<Vec<Task>, Error> {
+        let _ = task;
+        Ok(Vec::new())
     }
 
     /// Builds what the engine builds once for many tasks and keeps (the join's tables of
@@ -81,13 +87,14 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
         Ok(())
     }
 
-    /// Solves `task`, a part reached by a descent from a task whose key is `from` bytes
-    /// long, and says what work it did, in the units its time grows with, and what of it
-    /// is its own.
-    fn measure(&self, task: &Task, from: usize) -> Result<Work, Error> {
-        let _ = from;
+    /// Solves `task` (a task or a piece), timing its work, and says of each stretch of that
+    /// work which task of a count does it ([`Charge`]). By default the whole solve is the
+    /// task's own.
+    fn measure(&self, task: &Task) -> Result<Vec<Charge>, Error> {
+        let started = std::time::Instant::now();
         self.solve(task, false)?;
-        Ok(Work { own_seconds: 0.0, share_of_rest: 1.0 })
+        let seconds = started.elapsed().as_secs_f64();
+        Ok(vec![Charge { seconds, owner: task.key().len(), alike: 1.0 }])
     }
 
     /// How many tasks an estimate should sample from, for a count whose own list has
@@ -123,19 +130,22 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     }
 }
 
-/// What timing a part of a task says of the task, for an estimate that times parts of
-/// tasks too large to time whole. A part redoes some of the work its task does once (the
-/// join's parts build the other half's half-boards again with each sibling, and a row set
-/// walked alone builds the rows its task shares among its row sets): of the part's time,
-/// `own_seconds` (timed by the engine: the join's pair count) are its own alone, and of the
-/// rest, the share `share_of_rest`.
+/// A stretch of a measured task's work, and which task of a count does it. A task's walk
+/// does work once for all the tasks below it that share it (the join builds the half-boards
+/// of a prefix once for all its row sets), while a task measured alone does its ancestors'
+/// work again for itself. So each stretch names its owner, the task whose key is the first
+/// `owner` bytes of the measured one's, which does it once; and where the measured task
+/// did only one of `alike` like stretches of the owner's (a piece's share of its row set's
+/// half-boards), an estimate counts it `alike` times.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Work {
-    /// Seconds of the solve that only this part spends.
-    pub own_seconds: f64,
-    /// The share of the rest of its time that is its own.
-    pub share_of_rest: f64,
+pub struct Charge {
+    /// The stretch's time.
+    pub seconds: f64,
+    /// The length of the owner's key: at most the measured task's.
+    pub owner: usize,
+    /// How many stretches like it the owner does.
+    pub alike: f64,
 }
 
 /// One independent piece of a count, made by an engine ([`crate::Problem::tasks`]). Tasks

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::counts::Counts;
-use crate::engine::{DEFAULT_MEMORY_PER_THREAD, Engine, Setup, Task, Work};
+use crate::engine::{Charge, DEFAULT_MEMORY_PER_THREAD, Engine, Setup, Task};
 use crate::error::Error;
 use crate::fixed::{RotationFixed, Turn, unique_by_burnside, unique_from_fixed};
 use crate::kernel::Kernel;
@@ -302,17 +302,22 @@ impl Problem {
         self.engine.solve(task, count_nodes)
     }
 
-    /// The tasks one level finer than `task` that partition its solutions, down to whole
-    /// row sets, or `within_row_sets` to parts of them that only an estimate times; empty
-    /// where the method offers nothing finer.
-    pub fn parts(&self, task: &Task, within_row_sets: bool) -> Result<Vec<Task>, Error> {
-        self.engine.parts(task, within_row_sets)
+    /// The tasks one level finer than `task` that partition its solutions, each of which a
+    /// count could run whole; empty at a unit, the finest such task.
+    pub fn children(&self, task: &Task) -> Result<Vec<Task>, Error> {
+        self.engine.children(task)
     }
 
-    /// About how many row sets (the finest tasks above the parts only an estimate times)
-    /// lie below `task`, for a descent to choose among parts in proportion.
-    pub fn row_sets_below(&self, task: &Task) -> Result<f64, Error> {
-        self.engine.row_sets_below(task)
+    /// About how many units (tasks without children) lie below `task`, for a descent to
+    /// choose among children in proportion.
+    pub fn units_below(&self, task: &Task) -> Result<f64, Error> {
+        self.engine.units_below(task)
+    }
+
+    /// The pieces one level finer than `task` (a unit or a piece of one) that only an
+    /// estimate times; empty where the method offers nothing finer.
+    pub fn pieces(&self, task: &Task) -> Result<Vec<Task>, Error> {
+        self.engine.pieces(task)
     }
 
     /// Builds what the method builds once for many tasks and keeps, so that a timing of
@@ -321,10 +326,10 @@ impl Problem {
         self.engine.prepare(task)
     }
 
-    /// Solves `task`, a part reached by a descent from a task whose key is `from` bytes
-    /// long, and says what work it did and what of it is its own.
-    pub fn measure(&self, task: &Task, from: usize) -> Result<Work, Error> {
-        self.engine.measure(task, from)
+    /// Solves `task` (a task or a piece), timing its work, and says which task of a count
+    /// does each stretch of it.
+    pub fn measure(&self, task: &Task) -> Result<Vec<Charge>, Error> {
+        self.engine.measure(task)
     }
 
     /// The answer from the merged counts of every task, counting the solutions that

@@ -53,9 +53,9 @@ use self::pair_count::PairKernel;
 pub(crate) use self::split::MAX_JOIN_N;
 use self::split::{Geometry, Key, NAME, PerSide, Side, Split};
 use self::tail::{TailCache, Tails};
-use self::walk::{Count, JoinCount, Probe, Walk};
+use self::walk::{Clock, Count, JoinCount, Probe, Walk};
 use crate::counts::Counts;
-use crate::engine::{Engine, Task, Work};
+use crate::engine::{Charge, Engine, Task};
 use crate::error::Error;
 use crate::kernel::Kernel;
 
@@ -69,13 +69,6 @@ pub(crate) const WORK_UNIT: &str = "pair";
 /// board's tasks differ so much in cost that 2% of the work was 8 tasks of twice as fine a
 /// list: N = 20 predicted 64.9 s for a 99.9 s count, and 96.2 s with this one.
 const SAMPLE_FINER: usize = 8;
-
-/// Half-boards a part built, and the share of them that is its own.
-#[derive(Clone, Copy, Debug)]
-struct BoardShares {
-    built: f64,
-    own: f64,
-}
 
 /// The join engine for one board size.
 #[derive(Clone, Debug)]
@@ -106,85 +99,52 @@ impl Join {
     /// Counts the solutions below one task's key, or `None` if the key is not a task of
     /// this board.
     fn solve_key(&self, bytes: &[u8]) -> Option<JoinCount> {
-        self.walk_key(bytes, false).map(|(tally, _, _)| tally)
+        self.walk_key(bytes, Count::new(&self.pair_kernel)).map(|(count, _)| count.tally)
     }
 
-    /// Counts the solutions below one task's key, with the half-boards it built on each
-    /// side and the key read, its pair count `timed` if asked; `None` if the key is
-    /// neither a task nor a part of one.
-    fn walk_key(&self, bytes: &[u8], timed: bool) -> Option<(JoinCount, Vec<PerSide<u128>>, Key)> {
+    /// Walks the key `bytes` with `count`, and returns it with the key read; `None` if
+    /// the key is neither a task nor a piece of one.
+    fn walk_key<'a>(&'a self, bytes: &[u8], count: Count<'a>) -> Option<(Count<'a>, Key)> {
         let key = self.geometry.key(bytes)?;
-        if key.first_columns != PerSide::default() && !self.has_parts(&key) {
+        if key.first_columns != PerSide::default() && !self.has_pieces(&key) {
             return None;
         }
         let tails = self.tails_of(&key.split);
-        let count =
-            if timed { Count::timed(&self.pair_kernel) } else { Count::new(&self.pair_kernel) };
         let mut walk = Walk::new(&self.geometry, &self.budget, &key, &tails, count);
         walk.run();
-        let tally = walk.goal.tally;
-        Some((tally, walk.boards_built, key))
+        Some((walk.goal, key))
     }
 
-    /// Counts the solutions below `bytes`, a part reached by a descent from a task whose
-    /// key is `from` bytes long, and says how many half-boards it built and how many of
-    /// them are its own. Below the task the descent started from, a task's walk builds a
-    /// half-board once for every row set and part below the prefix it was built for, and
-    /// a descent reaches each of those alike: a board's own share is one over how many of
-    /// them there are. A part that fixes one half's first queen builds the other half's
-    /// boards again with each of its siblings: they share those too. `None` if the key is
-    /// not a part of this board.
-    fn board_shares(
-        &self,
-        bytes: &[u8],
-        from: usize,
-        timed: bool,
-    ) -> Option<Result<(JoinCount, BoardShares), Error>> {
-        let (tally, boards, key) = self.walk_key(bytes, timed)?;
-        Some(self.own_boards(bytes, from, &boards, &key).map(|shares| (tally, shares)))
-    }
-
-    /// The half-boards `boards` (by position) built for `key`, and the share of them that
-    /// is its own, as [`Join::board_shares`] says.
-    fn own_boards(
-        &self,
-        bytes: &[u8],
-        from: usize,
-        boards: &[PerSide<u128>],
-        key: &Key,
-    ) -> Result<BoardShares, Error> {
-        let head = bytes.len()
-            - key.decided.len()
-            - key.first_columns.west.map_or(0, |_| 1)
-            - key.first_columns.east.map_or(0, |_| 1);
-        // How many ways the descent goes on below each prefix of the key's rows.
-        let mut below = vec![1.0; key.decided.len() + 1];
-        for position in (0..key.decided.len()).rev() {
-            let prefix = &bytes[..head + position + 1];
-            let ways = if head + position + 1 >= from && position + 1 < key.decided.len() {
-                self.parts(&Task::new(self, prefix.to_vec()), false)?.len() as f64
-            } else {
-                1.0
-            };
-            below[position] = below[position + 1] * ways;
-        }
-        let ways_of = |side: Side| match key.first_columns[side] {
+    /// What each stretch of a walk of `key` (`bytes`) timed by `clock` charges: a half's
+    /// north boards at a position of the order belong to the prefix that ends there, its
+    /// readying for the tail to the prefix of the north rows, its joining with the tail to
+    /// the row set, and the pair count to the key itself. A piece whose half's first queen
+    /// stands in one of `k` columns built one of `k` like shares of that half's boards,
+    /// which partition by that column.
+    fn charges(&self, bytes: &[u8], key: &Key, clock: &Clock) -> Vec<Charge> {
+        let chosen = |side: Side| usize::from(key.first_columns[side].is_some());
+        let row_set = bytes.len() - chosen(Side::West) - chosen(Side::East);
+        let head = row_set - key.decided.len();
+        let alike = Side::BOTH.map(|side| match key.first_columns[side] {
             Some(_) => Join::first_open(key, side).len() as f64,
             None => 1.0,
-        };
-        let shared_by = |side: Side| match side {
-            Side::West => ways_of(Side::East),
-            Side::East => ways_of(Side::West),
-        };
-        let (mut done, mut share) = (0.0, 0.0);
-        for (position, built) in boards.iter().enumerate() {
-            for side in Side::BOTH {
-                let built = built[side] as f64;
-                done += built;
-                share += built / (below[position.min(key.decided.len())] * shared_by(side));
+        });
+        let north_rows = key.split.order.len().saturating_sub(self.budget.tail_rows);
+        let mut charges = Vec::new();
+        let mut charge = |seconds: std::time::Duration, owner: usize, alike: f64| {
+            if !seconds.is_zero() {
+                charges.push(Charge { seconds: seconds.as_secs_f64(), owner, alike });
             }
+        };
+        for (side, alike) in Side::BOTH.into_iter().zip(alike) {
+            for (position, spent) in clock.north.iter().enumerate() {
+                charge(spent[side], head + position + 1, alike);
+            }
+            charge(clock.end_north[side], head + north_rows, alike);
+            charge(clock.signatures[side], row_set, alike);
         }
-        Ok(BoardShares { built: done, own: share })
+        charge(clock.pairs, bytes.len(), 1.0);
+        charges
     }
 
     /// The columns, counted from the half's lowest, that `side`'s first queen may take in
@@ -198,10 +158,10 @@ impl Join {
             .collect()
     }
 
-    /// Whether a row set's key may be cut into parts by its halves' first queens: only
+    /// Whether a row set's key may be cut into pieces by its halves' first queens: only
     /// where each half places its first queen in the walk's north rows, not from the tail
     /// tables.
-    fn has_parts(&self, key: &Key) -> bool {
+    fn has_pieces(&self, key: &Key) -> bool {
         let north = key.split.order.len().saturating_sub(self.budget.tail_rows);
         key.is_row_set() && Side::BOTH.iter().all(|side| key.decided[..north].contains(side))
     }
@@ -233,6 +193,13 @@ impl Join {
     }
 }
 
+/// The task of `join` whose key is `bytes` and one more byte.
+fn extended(join: &Join, bytes: &[u8], byte: u8) -> Task {
+    let mut key = bytes.to_vec();
+    key.push(byte);
+    Task::new(join, key)
+}
+
 impl Engine for Join {
     fn name(&self) -> &'static str {
         NAME
@@ -261,41 +228,44 @@ impl Engine for Join {
     }
 
     /// Above a row set, the next row's sides that leave each half no more rows than
-    /// columns; `within_row_sets`, below a row set, its parts by the column of the west
-    /// half's first queen, then of the east's.
-    fn parts(&self, task: &Task, within_row_sets: bool) -> Result<Vec<Task>, Error> {
+    /// columns.
+    fn children(&self, task: &Task) -> Result<Vec<Task>, Error> {
         let bytes = task.key_for(self)?;
         let key = self.geometry.key(bytes).ok_or_else(|| task.foreign())?;
-        let extended = |byte: u8| {
-            let mut key = bytes.to_vec();
-            key.push(byte);
-            Task::new(self, key)
-        };
-        if !key.is_row_set() {
-            // Within the quotas, and not a prefix whose every row set another of its orbit
-            // stands for: a descent that reached one would time work that counts nothing.
-            let sides = Side::BOTH.into_iter().filter(|&side| {
-                let mut sides = key.decided.clone();
-                sides.push(side);
-                key.split.completes(&sides)
-            });
-            return Ok(sides.map(|side| extended(side.key_byte())).collect());
+        if key.is_row_set() {
+            return Ok(Vec::new());
         }
-        let next = Side::PARTS.into_iter().find(|&side| key.first_columns[side].is_none());
-        Ok(match next {
-            Some(side) if within_row_sets && self.has_parts(&key) => Join::first_open(&key, side)
-                .into_iter()
-                .map(|index| extended(index as u8))
-                .collect(),
-            _ => Vec::new(),
-        })
+        // Within the quotas, and not a prefix whose every row set another of its orbit
+        // stands for: a descent that reached one would time work that counts nothing.
+        let sides = Side::BOTH.into_iter().filter(|&side| {
+            let mut sides = key.decided.clone();
+            sides.push(side);
+            key.split.completes(&sides)
+        });
+        Ok(sides.map(|side| extended(self, bytes, side.key_byte())).collect())
     }
 
     /// Every choice of sides for the undecided rows within the quotas: the row sets below,
     /// counted or not (about half of an even board's are not, evenly spread).
-    fn row_sets_below(&self, task: &Task) -> Result<f64, Error> {
+    fn units_below(&self, task: &Task) -> Result<f64, Error> {
         let key = self.geometry.key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
         Ok(key.split.completions(&key.decided))
+    }
+
+    /// Below a row set, its pieces by the column of the west half's first queen, then of
+    /// the east's.
+    fn pieces(&self, task: &Task) -> Result<Vec<Task>, Error> {
+        let bytes = task.key_for(self)?;
+        let key = self.geometry.key(bytes).ok_or_else(|| task.foreign())?;
+        if !key.is_row_set() || !self.has_pieces(&key) {
+            return Ok(Vec::new());
+        }
+        let next = Side::PARTS.into_iter().take(1).find(|&side| key.first_columns[side].is_none());
+        Ok(next.map_or_else(Vec::new, |side| {
+            (Join::first_open(&key, side).into_iter())
+                .map(|index| extended(self, bytes, index as u8))
+                .collect()
+        }))
     }
 
     fn prepare(&self, task: &Task) -> Result<(), Error> {
@@ -304,15 +274,14 @@ impl Engine for Join {
         Ok(())
     }
 
-    /// The pair count, timed, is the part's own (the pairs of a row set's parts partition
-    /// its pairs); of the rest, mostly building half-boards, the share of the boards that
-    /// are its own ([`Join::board_shares`]).
-    fn measure(&self, task: &Task, from: usize) -> Result<Work, Error> {
+    /// Each stretch of the walk timed, and charged to the task that does it once
+    /// ([`Join::charges`]).
+    fn measure(&self, task: &Task) -> Result<Vec<Charge>, Error> {
         let bytes = task.key_for(self)?;
-        let (tally, boards) =
-            self.board_shares(bytes, from, true).ok_or_else(|| task.foreign())??;
-        let share_of_rest = if boards.built > 0.0 { boards.own / boards.built } else { 1.0 };
-        Ok(Work { own_seconds: tally.pair_time.as_secs_f64(), share_of_rest })
+        let timed = Count::timed(&self.pair_kernel);
+        let (count, key) = self.walk_key(bytes, timed).ok_or_else(|| task.foreign())?;
+        let clock = count.clock.unwrap_or_default();
+        Ok(self.charges(bytes, &key, &clock))
     }
 
     fn sampled_tasks(&self, count_tasks: usize) -> usize {
@@ -414,23 +383,27 @@ mod tests {
         }
     }
 
-    /// The finest parts below `task`.
+    /// The finest tasks below `task`, and their pieces.
     fn leaves(join: &Join, task: &Task) -> Vec<Task> {
-        let parts = join.parts(task, true).unwrap();
-        if parts.is_empty() {
+        let mut finer = join.children(task).unwrap();
+        if finer.is_empty() {
+            finer = join.pieces(task).unwrap();
+        }
+        if finer.is_empty() {
             return vec![task.clone()];
         }
-        parts.iter().flat_map(|part| leaves(join, part)).collect()
+        finer.iter().flat_map(|part| leaves(join, part)).collect()
     }
 
-    /// Every task's parts, down to a row set's parts by its halves' first queens, end in
-    /// row sets, partition its solutions, and their shares of the half-boards built sum to
-    /// what the row set builds itself.
+    /// Every task's children end in row sets, and its row sets' pieces by their halves'
+    /// first queens partition its solutions; a piece's work is charged to the tasks
+    /// between its list's task and itself, each stretch as one of as many alike as its
+    /// first queens have columns.
     #[test]
-    fn parts_partition_a_task_and_share_its_work() {
+    fn pieces_partition_a_task_and_charge_its_work() {
         for n in 6..=13 {
             let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
-            let (mut cut, mut shared, mut built) = (0, 0.0, 0.0);
+            let mut cut = 0;
             for task in join.tasks(join.max_depth()) {
                 let finest = leaves(&join, &task);
                 // A descent never ends above a row set, where it would time work that
@@ -440,28 +413,16 @@ mod tests {
                 let total: u128 =
                     finest.iter().map(|leaf| join.solve(leaf, false).unwrap().total).sum();
                 assert_eq!(total, join.solve(&task, false).unwrap().total, "N = {n}, {task:?}");
-                let key = join.geometry.key(task.key()).unwrap();
-                if key.is_row_set() && join.has_parts(&key) {
-                    cut += 1;
-                    let from = task.key().len();
-                    let shares = |task: &Task| {
-                        join.board_shares(task.key(), from, false).unwrap().unwrap().1
-                    };
-                    built += shares(&task).built;
-                    shared += leaves(&join, &task).iter().map(|leaf| shares(leaf).own).sum::<f64>();
+                let head = if n.is_multiple_of(2) { 0 } else { 2 };
+                for leaf in &finest {
+                    for charge in join.measure(leaf).unwrap() {
+                        assert!((head + 1..=leaf.key().len()).contains(&charge.owner), "N = {n}");
+                        assert!(charge.alike >= 1.0 && charge.seconds > 0.0, "N = {n}");
+                    }
                 }
+                cut += usize::from(finest.len() > 1);
             }
-            assert!(cut > 0, "N = {n}: no row set has parts");
-            // A part whose half has no board left ends before the other half's boards are
-            // all built, so the shares fall short where that is common: on small boards,
-            // and on odd ones, whose middle queens leave the first queens few columns.
-            let least = match (n >= 12, n.is_multiple_of(2)) {
-                (false, _) => 0.6,
-                (true, true) => 0.99,
-                (true, false) => 0.9,
-            };
-            let ratio = shared / built;
-            assert!((least..=1.0 + 1e-9).contains(&ratio), "N = {n}: shares {ratio} of the work");
+            assert!(cut > 0, "N = {n}: no row set has pieces");
         }
     }
 
@@ -474,7 +435,7 @@ mod tests {
                 let parts: Vec<Task> = join
                     .tasks(depth)
                     .iter()
-                    .flat_map(|task| join.parts(task, true).unwrap())
+                    .flat_map(|task| join.children(task).unwrap())
                     .collect();
                 // Parts leave out only the prefixes that put more rows in a half than it
                 // has columns, which hold no solution.

@@ -37,6 +37,24 @@ pub(super) trait Goal: Sized {
 
     /// Frees what the goal holds that grows with the lists, for a walk short of room.
     fn release(&mut self);
+
+    /// Where the walk's stretches of work are timed, for an estimate; `None` when they
+    /// are not.
+    fn clock(&mut self) -> Option<&mut Clock>;
+}
+
+/// The time a walk spent on each stretch of its work, for an estimate that charges each
+/// to the task of a count that does it once ([`crate::engine::Charge`]).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Clock {
+    /// Placing each half's queens of the row at each position of the order.
+    pub(super) north: Vec<PerSide<Duration>>,
+    /// Readying each half's north boards for the tail.
+    pub(super) end_north: PerSide<Duration>,
+    /// Joining each half's north boards with its tail rows.
+    pub(super) signatures: PerSide<Duration>,
+    /// Counting the disjoint pairs.
+    pub(super) pairs: Duration,
 }
 
 /// What one task found: solutions (already weighed by symmetry), and the work it took.
@@ -45,8 +63,6 @@ pub(super) struct JoinCount {
     pub(super) total: u128,
     /// Pairs of half-boards tested for a clash.
     pub(super) pairs_tested: u128,
-    /// The time the pair count took, where it was asked for.
-    pub(super) pair_time: Duration,
 }
 
 /// Counting a task's solutions.
@@ -54,19 +70,19 @@ pub(super) struct Count<'a> {
     pair_kernel: &'a PairKernel,
     pub(super) pair_scratch: Scratch,
     pub(super) tally: JoinCount,
-    /// Whether to time the pair count, for an estimate.
-    timed: bool,
+    /// Where the walk's work is timed, for an estimate.
+    pub(super) clock: Option<Clock>,
 }
 
 impl<'a> Count<'a> {
     pub(super) fn new(pair_kernel: &'a PairKernel) -> Count<'a> {
         let (pair_scratch, tally) = (Scratch::default(), JoinCount::default());
-        Count { pair_kernel, pair_scratch, tally, timed: false }
+        Count { pair_kernel, pair_scratch, tally, clock: None }
     }
 
-    /// A count that also times its pair count.
+    /// A count that also times each stretch of its work.
     pub(super) fn timed(pair_kernel: &'a PairKernel) -> Count<'a> {
-        Count { timed: true, ..Count::new(pair_kernel) }
+        Count { clock: Some(Clock::default()), ..Count::new(pair_kernel) }
     }
 }
 
@@ -199,10 +215,6 @@ pub(super) struct Walk<'a, G> {
     pub(super) goal: G,
     /// The most bytes the walk's lists have held at once.
     pub(super) peak_list_bytes: usize,
-    /// Half-boards built on each side, by the position of the order whose row they were
-    /// built for (the complete ones at the order's end): with the pairs tested, what a
-    /// task's time grows with.
-    pub(super) boards_built: Vec<PerSide<u128>>,
 }
 
 impl<'a, G: Goal> Walk<'a, G> {
@@ -229,7 +241,6 @@ impl<'a, G: Goal> Walk<'a, G> {
             halves: key.split.columns.map(|_, columns| Half::new(columns)),
             goal,
             peak_list_bytes: 0,
-            boards_built: vec![PerSide::default(); key.split.order.len() + 1],
         }
     }
 
@@ -280,11 +291,15 @@ impl<'a, G: Goal> Walk<'a, G> {
                 if level == 0 {
                     open &= self.first_columns[side];
                 }
-                if !self.halves[side].place(self.geometry.n, level, piece, row, open, north) {
+                let started = self.goal.clock().is_some().then(Instant::now);
+                let placed = self.halves[side].place(self.geometry.n, level, piece, row, open, north);
+                if let (Some(started), Some(clock)) = (started, self.goal.clock()) {
+                    clock.north.resize(clock.north.len().max(position + 1), PerSide::default());
+                    clock.north[position][side] += started.elapsed();
+                }
+                if !placed {
                     continue;
                 }
-                let built = self.halves[side].levels[level + 1].len() as u128;
-                self.boards_built[position][side] += built;
                 self.note_bytes();
                 if G::done(self) {
                     return;
@@ -369,8 +384,12 @@ impl<'a, G: Goal> Walk<'a, G> {
 impl Goal for Count<'_> {
     fn end_north(walk: &mut Walk<'_, Self>, levels: PerSide<usize>) {
         for side in Side::BOTH {
+            let started = walk.goal.clock.is_some().then(Instant::now);
             let ranks = walk.geometry.transposes.as_ref().map(|transposes| (transposes, side));
             walk.halves[side].end_north(walk.geometry, levels[side], &walk.tails.0[side], ranks);
+            if let (Some(started), Some(clock)) = (started, &mut walk.goal.clock) {
+                clock.end_north[side] += started.elapsed();
+            }
         }
         walk.note_bytes();
     }
@@ -398,14 +417,13 @@ impl Goal for Count<'_> {
         // The pair count rewrites both lists, so each meeting of pieces builds its own.
         for west_piece in west_pieces {
             for east_piece in east_pieces {
-                let west = &mut walk.halves.west;
-                west.fill_signatures(&tails.west, subsets.west, west_piece, most, rank, kernel);
-                let east = &mut walk.halves.east;
-                east.fill_signatures(&tails.east, subsets.east, east_piece, most, rank, kernel);
-                let complete = walk.split.order.len();
-                for side in Side::BOTH {
-                    let built = walk.halves[side].signatures.len() as u128;
-                    walk.boards_built[complete][side] += built;
+                for (side, piece) in [(Side::West, west_piece), (Side::East, east_piece)] {
+                    let started = walk.goal.clock.is_some().then(Instant::now);
+                    let (table, subset) = (&tails[side], subsets[side]);
+                    walk.halves[side].fill_signatures(table, subset, piece, most, rank, kernel);
+                    if let (Some(started), Some(clock)) = (started, &mut walk.goal.clock) {
+                        clock.signatures[side] += started.elapsed();
+                    }
                 }
                 walk.note_bytes();
                 walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight, rank);
@@ -419,6 +437,10 @@ impl Goal for Count<'_> {
 
     fn release(&mut self) {
         self.pair_scratch.release_sorted();
+    }
+
+    fn clock(&mut self) -> Option<&mut Clock> {
+        self.clock.as_mut()
     }
 }
 
@@ -435,7 +457,7 @@ impl Count<'_> {
         rank: Option<LinesRank>,
     ) {
         let bits = geometry.signature_bits();
-        let started = self.timed.then(Instant::now);
+        let started = self.clock.is_some().then(Instant::now);
         let (w, e) = (halves.west.stretches, halves.east.stretches);
         let west = halves.west.signatures.as_mut_slice();
         let east = halves.east.signatures.as_mut_slice();
@@ -459,8 +481,8 @@ impl Count<'_> {
             let (stored, queries) = pair_count::stored_and_queried(west, east);
             self.pair_kernel.count(stored, queries, bits, &mut self.pair_scratch)
         };
-        if let Some(started) = started {
-            self.tally.pair_time += started.elapsed();
+        if let (Some(started), Some(clock)) = (started, &mut self.clock) {
+            clock.pairs += started.elapsed();
         }
         let sum =
             |counts: &[PairCount]| counts.iter().map(|c| u128::from(c.disjoint)).sum::<u128>();
@@ -512,6 +534,10 @@ impl Goal for Probe {
     }
 
     fn release(&mut self) {}
+
+    fn clock(&mut self) -> Option<&mut Clock> {
+        None
+    }
 }
 
 impl Half {

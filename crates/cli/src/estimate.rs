@@ -1,0 +1,416 @@
+//! `nqueens estimate`: what a count will take, predicted by the plan crate from a timed
+//! sample of its tasks, and with `--check`, checked by counting some of them whole.
+
+use std::cell::Cell;
+use std::num::NonZeroUsize;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget};
+use nqueens_core::{ENGINE_IDENTITY, Method, Problem};
+use nqueens_plan::{
+    Check, ClusterEstimate, Estimate, Options, TaskList, Timed, Watch, check_depth,
+};
+use nqueens_scheduler::Prediction;
+use serde::Serialize;
+
+use crate::cli::{EstimateArgs, ProgressMode, SampleChoice};
+use crate::count::check_memory;
+use crate::exit::usage;
+use crate::host::Host;
+use crate::memory;
+use crate::output::{self, plural, say};
+use crate::progress::{self, Shown, grouped, shown_as};
+use crate::provenance::Build;
+use crate::signals::Signals;
+use crate::spec::{self, RunSpec};
+
+/// The largest cluster predicted: beyond the largest machines built, and a bound that
+/// keeps a mistyped `--cores` from being taken for a plan.
+const MOST_CORES: usize = 100_000_000;
+
+pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
+    let signals = Signals::install()?;
+    let started = Instant::now();
+    let threads = spec::threads(args.board.workers.threads)?;
+    if let Some(cores) = args.cores
+        && cores.get() > MOST_CORES
+    {
+        return Err(usage!(
+            "--cores {cores} is more than the {MOST_CORES} cores predicted at most"
+        ));
+    }
+    let problem = spec::board(&args.board, &[])?;
+    let plan = check_memory(problem, threads, args.board.max_memory)?;
+    let problem = plan.problem;
+    let count = RunSpec::new(problem.clone(), None, nqueens_plan::Sharing::Alone { threads })?;
+    if args.check.is_some() {
+        refuse_unchecked(&problem, &count.tasks)?;
+    }
+    if let Some(depth) = args.depth {
+        spec::check_depth(&problem, depth)?;
+    }
+    // A count builds its task list and checks its memory before its first task.
+    let setup_s = started.elapsed().as_secs_f64();
+    let options = Options {
+        threads,
+        seed: args.seed,
+        timed: args.sample.map(|choice| match choice {
+            SampleChoice::Units => Timed::Units,
+            SampleChoice::Pieces => Timed::Pieces,
+        }),
+        stop: signals.flag(),
+    };
+    let watch = SampleDisplay::new(args.board.progress());
+    // What the process holds besides its workers' lists, as a count would: the memory
+    // check's probe has freed its lists by now.
+    let memory_before = memory::resident_bytes();
+    let list = TaskList { depth: count.identity.depth, tasks: count.tasks };
+    let Some((estimate, sample, fixed_s)) =
+        nqueens_plan::estimate(&problem, &list, setup_s, &options, &watch)?
+    else {
+        return Ok(stopped(&signals));
+    };
+    // Whole tasks hold what the count's threads will; measured before any other sample.
+    // Units and pieces are seldom the largest, which is what a count's worker holds at its
+    // peak: the engine predicts that.
+    let peak_memory_bytes = if sample.timed() == Timed::Tasks {
+        memory::peak_resident_bytes().unwrap_or(0)
+    } else {
+        peak_memory(&problem, threads, memory_before)?
+    };
+    let cluster = match args.cores.map(NonZeroUsize::get) {
+        None => None,
+        Some(cores) => {
+            let cluster = nqueens_plan::cluster(&problem, &sample, cores, fixed_s, &options, &watch)?;
+            let Some(cluster) = cluster else { return Ok(stopped(&signals)) };
+            Some(cluster)
+        }
+    };
+    let check = match args.check.map(NonZeroUsize::get) {
+        None => None,
+        Some(tasks) => {
+            let depth = match args.depth {
+                Some(depth) => depth,
+                None => check_depth(&problem, sample.work().expected, list.depth)?,
+            };
+            let checked = TaskList::of(&problem, depth)?;
+            let timed = if sample.timed() == Timed::Pieces { Timed::Pieces } else { Timed::Units };
+            let found = nqueens_plan::check(&problem, &checked, tasks, timed, &options, &watch)?;
+            let Some(found) = found else { return Ok(stopped(&signals)) };
+            Some(found)
+        }
+    };
+    let corrected = check.as_ref().map(|check| Corrected {
+        wall: check.corrected(Prediction {
+            expected: estimate.predicted_wall_s,
+            low: estimate.predicted_wall_s_low,
+            high: estimate.predicted_wall_s_high,
+        }),
+        core_hours: check.corrected(Prediction {
+            expected: estimate.core_hours,
+            low: estimate.core_hours_low,
+            high: estimate.core_hours_high,
+        }),
+    });
+    let report = EstimateReport {
+        n: problem.n(),
+        method: problem.method(),
+        kernel: problem.kernel().name(),
+        estimate,
+        peak_memory_bytes,
+        cluster,
+        check,
+        corrected,
+        estimate_s: started.elapsed().as_secs_f64(),
+        host: Host::this(),
+        engine: ENGINE_IDENTITY,
+        build: Build::this(),
+    };
+    let (printed, result) = if args.json {
+        let json = serde_json::to_string(&report)?;
+        (format!("{json}\n"), json)
+    } else {
+        let text = report.text();
+        let result = text.trim_end().replace('\n', "; ");
+        (text, result)
+    };
+    output::print_result(&printed, &result)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A check counts tasks whose predictions come from units or pieces timed below them; an
+/// engine that offers nothing below its tasks is sampled by timing whole tasks, which a
+/// check would only time again.
+fn refuse_unchecked(problem: &Problem, tasks: &[nqueens_core::Task]) -> anyhow::Result<()> {
+    match tasks.first() {
+        Some(task) if problem.children(task)?.is_empty() => Err(usage!(
+            "--check needs a method whose estimate times units below the count's tasks (join); \
+             the {} method's estimate already times whole tasks",
+            problem.method()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// What `estimate` reports, as `--json` prints it.
+#[derive(Debug, Serialize)]
+struct EstimateReport {
+    n: usize,
+    method: Method,
+    kernel: &'static str,
+    #[serde(flatten)]
+    estimate: Estimate,
+    peak_memory_bytes: u64,
+    cluster: Option<ClusterEstimate>,
+    check: Option<Check>,
+    /// The plan corrected by the check's ratio.
+    corrected: Option<Corrected>,
+    /// How long the estimate took, from start to report.
+    estimate_s: f64,
+    /// The machine timed, which the prediction is for.
+    host: Host,
+    /// The engine and build timed: another build may be faster or slower.
+    engine: &'static str,
+    build: Build,
+}
+
+/// A plan corrected by a check.
+#[derive(Debug, Serialize)]
+struct Corrected {
+    #[serde(serialize_with = "prediction")]
+    wall: Prediction,
+    #[serde(serialize_with = "prediction")]
+    core_hours: Prediction,
+}
+
+fn prediction<S: serde::Serializer>(p: &Prediction, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut fields = serializer.serialize_struct("Prediction", 3)?;
+    fields.serialize_field("expected", &p.expected)?;
+    fields.serialize_field("low", &p.low)?;
+    fields.serialize_field("high", &p.high)?;
+    fields.end()
+}
+
+impl EstimateReport {
+    fn text(&self) -> String {
+        let e = &self.estimate;
+        let mut text = format!(
+            "N={} method={} kernel={} threads={}: about {} ({} to {}), {} core-hours ({} to {}), \
+             peak memory about {}\n",
+            self.n,
+            self.method,
+            self.kernel,
+            e.threads,
+            duration(e.predicted_wall_s),
+            duration(e.predicted_wall_s_low),
+            duration(e.predicted_wall_s_high),
+            hours(e.core_hours),
+            hours(e.core_hours_low),
+            hours(e.core_hours_high),
+            memory::human(self.peak_memory_bytes),
+        );
+        if let Some(cluster) = &self.cluster {
+            // Cores that are no multiple of the threads leave the last machine fewer.
+            let up_to = if cluster.cores % e.threads == 0 { "" } else { "up to " };
+            text += &format!(
+                "on {} cores ({} of {up_to}{}, --shard I/{}): about {} ({} to {})\n",
+                cluster.cores,
+                plural(cluster.processes, "machine"),
+                plural(e.threads, "thread"),
+                cluster.processes,
+                duration(cluster.predicted_wall_s),
+                duration(cluster.predicted_wall_s_low),
+                duration(cluster.predicted_wall_s_high),
+            );
+        }
+        let below = match e.sampled {
+            Timed::Tasks => format!("{} of a finer list of {}", things(e.sampled_count, "task"), grouped(e.sampled_list_tasks as u128)),
+            timed => format!("{} below its tasks", things(e.sampled_count, timed.noun())),
+        };
+        text += &format!(
+            "the count runs {} (depth {}); sampled {below} in {} ({:.1}% of the predicted \
+             work, seed {})\n",
+            things(e.tasks, "task"),
+            e.depth,
+            duration(e.sample_s),
+            100.0 * e.sample_share,
+            e.seed,
+        );
+        if let (Some(check), Some(corrected)) = (&self.check, &self.corrected) {
+            for task in &check.tasks {
+                text += &format!(
+                    "checked task {} of {}: predicted {}, counted {}\n",
+                    grouped(task.index as u128),
+                    grouped(check.list_tasks as u128),
+                    duration(task.predicted_s),
+                    duration(task.counted_s),
+                );
+            }
+            text += &format!(
+                "check: {} (depth {}) counted {:.2} times the predicted time ({:.2} to {:.2}) in \
+                 {}; corrected: about {} ({} to {}), {} core-hours ({} to {})\n",
+                things(check.tasks.len(), "task"),
+                check.depth,
+                check.ratio,
+                check.ratio_low,
+                check.ratio_high,
+                duration(check.check_s),
+                duration(corrected.wall.expected),
+                duration(corrected.wall.low),
+                duration(corrected.wall.high),
+                hours(corrected.core_hours.expected),
+                hours(corrected.core_hours.low),
+                hours(corrected.core_hours.high),
+            );
+        }
+        text += &format!("estimated in {}", duration(self.estimate_s));
+        if self.estimate_s > e.predicted_wall_s && self.check.is_none() {
+            text += ": longer than the count itself would take";
+        }
+        text.push('\n');
+        text
+    }
+}
+
+/// `count` of `noun`, the count grouped by thousands.
+fn things(count: usize, noun: &str) -> String {
+    let grouped = grouped(count as u128);
+    if count == 1 { format!("{grouped} {noun}") } else { format!("{grouped} {noun}s") }
+}
+
+/// Core-hours for people: three significant figures, grouped by thousands.
+fn hours(hours: f64) -> String {
+    if hours >= 1000.0 {
+        grouped(hours.round() as u128)
+    } else if hours >= 1.0 {
+        format!("{hours:.1}")
+    } else {
+        format!("{hours:.3}")
+    }
+}
+
+/// What `estimate` says when a signal stops it.
+fn stopped(signals: &Signals) -> ExitCode {
+    say!("estimate stopped before its prediction");
+    signals.exit_code()
+}
+
+/// The most memory the count will hold: what the process held before the sample and,
+/// for methods whose memory grows with N, what its threads share and what each is
+/// expected to hold at its peak, or else the most the process held.
+fn peak_memory(problem: &Problem, threads: usize, before: Option<u64>) -> anyhow::Result<u64> {
+    Ok(match problem.expected_bytes_per_thread()? {
+        Some(per_thread) => {
+            let shared = problem.expected_shared_bytes();
+            before.unwrap_or(0) + shared + per_thread.saturating_mul(threads as u64)
+        }
+        None => memory::peak_resident_bytes().unwrap_or(0),
+    })
+}
+
+/// The sample's progress on stderr: a bar that fills as the sample nears what it aims at,
+/// or a log line every [`LOG_EVERY`].
+struct SampleDisplay {
+    bar: Option<ProgressBar>,
+    log: bool,
+    /// When the log last printed a line.
+    logged: Cell<Option<Instant>>,
+}
+
+/// How often the sample's log prints a line, like a count's.
+const LOG_EVERY: Duration = Duration::from_secs(5);
+
+impl SampleDisplay {
+    fn new(mode: ProgressMode) -> SampleDisplay {
+        let shown = shown_as(mode);
+        let bar = (shown == Shown::Bar).then(|| {
+            let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
+            bar.set_style(progress::sample_style());
+            bar
+        });
+        SampleDisplay { bar, log: shown == Shown::Log, logged: Cell::new(None) }
+    }
+
+    /// A log line, if one is due or `now`.
+    fn log(&self, now: bool, line: impl FnOnce() -> String) {
+        if self.log && (now || self.logged.get().is_none_or(|at| at.elapsed() >= LOG_EVERY)) {
+            self.logged.set(Some(Instant::now()));
+            say!("{}", line());
+        }
+    }
+}
+
+impl Watch for SampleDisplay {
+    fn sampling(&self, timed: Timed, count: usize, done: f64, elapsed: Duration) {
+        if let Some(bar) = &self.bar {
+            bar.set_position((1000.0 * done).min(1000.0) as u64);
+            bar.set_message(format!("{} timed", things(count, timed.noun())));
+        }
+        self.log(false, || {
+            format!(
+                "sampling: {} timed, {:.0}% done, {}",
+                things(count, timed.noun()),
+                100.0 * done.min(1.0),
+                duration(elapsed.as_secs_f64())
+            )
+        });
+    }
+
+    fn sampled(&self, timed: Timed, count: usize, elapsed: Duration) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+            bar.reset();
+        }
+        self.log(true, || {
+            format!("sampled: {} timed in {}", things(count, timed.noun()), duration(elapsed.as_secs_f64()))
+        });
+    }
+
+    fn checking(&self, counted: usize, of: usize, elapsed: Duration) {
+        if let Some(bar) = &self.bar {
+            bar.set_position((1000 * counted / of.max(1)) as u64);
+            bar.set_message(format!("checking: {counted} of {} counted", things(of, "task")));
+            if counted == of {
+                bar.finish_and_clear();
+            }
+        }
+        self.log(counted == of, || {
+            format!("checking: {counted} of {} counted, {}", things(of, "task"), duration(elapsed.as_secs_f64()))
+        });
+    }
+}
+
+/// Seconds for people: `42.0s`, `3m20s`, `5h07m`, `2d04h`, `3.2y`.
+fn duration(seconds: f64) -> String {
+    let whole = seconds.round() as u64;
+    match whole {
+        0..60 => format!("{seconds:.1}s"),
+        60..3600 => format!("{}m{:02}s", whole / 60, whole % 60),
+        3600..86400 => format!("{}h{:02}m", whole / 3600, whole / 60 % 60),
+        86400..31_557_600 => format!("{}d{:02}h", whole / 86400, whole / 3600 % 24),
+        _ => format!("{:.1}y", seconds / 31_557_600.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_at_a_glance() {
+        assert_eq!(duration(4.25), "4.2s");
+        assert_eq!(duration(200.0), "3m20s");
+        assert_eq!(duration(5.0 * 3600.0 + 420.0), "5h07m");
+        assert_eq!(duration(2.0 * 86400.0 + 4.0 * 3600.0), "2d04h");
+        assert_eq!(duration(3.25 * 31_557_600.0), "3.2y");
+    }
+
+    #[test]
+    fn core_hours_keep_three_figures() {
+        assert_eq!(hours(0.2618), "0.262");
+        assert_eq!(hours(14.44), "14.4");
+        assert_eq!(hours(2_340_123.4), "2,340,123");
+    }
+}

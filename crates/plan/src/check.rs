@@ -1,0 +1,232 @@
+//! A plan that checks itself: tasks drawn at random from a list are each predicted, by
+//! descents below them as the estimate predicts, and counted whole, exactly as a count
+//! would; the ratio of the counted time to the predicted says how far to trust the plan,
+//! and corrects it.
+
+use std::time::{Duration, Instant};
+
+use nqueens_core::{Charge, Problem, Task};
+use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Runner, stratified_order};
+use serde::Serialize;
+
+use crate::descent::Path;
+use crate::{Options, PlanError, TaskList, Timed, Watch, mix};
+
+/// Descents below each checked task for its prediction: its units differ, so one is no
+/// prediction, and the count of the task is what takes the time.
+const DESCENTS_PER_TASK: usize = 16;
+
+/// The most core-seconds a checked task should take: a user checks a plan of Q(28) in an
+/// hour or two of a laptop's cores.
+pub const MOST_CHECKED_TASK_SECONDS: f64 = 600.0;
+
+/// What a check found.
+#[derive(Debug, Serialize)]
+pub struct Check {
+    /// The list the tasks were drawn from: its split and its length.
+    pub depth: usize,
+    pub list_tasks: usize,
+    /// What the predictions timed below each task.
+    pub timed: Timed,
+    pub tasks: Vec<CheckedTask>,
+    /// The sums of the tasks' predicted and counted thread-seconds.
+    pub predicted_s: f64,
+    pub counted_s: f64,
+    /// Counted over predicted, with its interval (95%).
+    pub ratio: f64,
+    pub ratio_low: f64,
+    pub ratio_high: f64,
+    /// How long the check took.
+    pub check_s: f64,
+}
+
+/// One task checked.
+#[derive(Debug, Serialize)]
+pub struct CheckedTask {
+    /// Its index in the list, and its key.
+    pub index: usize,
+    pub key: Vec<u8>,
+    pub predicted_s: f64,
+    pub counted_s: f64,
+    /// Its solutions, for a user to compare with another count of the task.
+    pub total: u128,
+}
+
+impl Check {
+    /// `work` (thread-seconds, or any time that scales with them) corrected by the
+    /// check's ratio, its interval widened by the ratio's.
+    pub fn corrected(&self, work: Prediction) -> Prediction {
+        let relative = |p: Prediction| {
+            let spread = (p.high - p.expected).max(p.expected - p.low);
+            if p.expected > 0.0 { spread / p.expected } else { 0.0 }
+        };
+        let ratio = Prediction { expected: self.ratio, low: self.ratio_low, high: self.ratio_high };
+        let expected = work.expected * self.ratio;
+        let margin = expected * relative(work).hypot(relative(ratio));
+        Prediction { expected, low: (expected - margin).max(0.0), high: expected + margin }
+    }
+}
+
+/// The split whose tasks take at most [`MOST_CHECKED_TASK_SECONDS`] each, on average, in
+/// a count whose work is `work` thread-seconds: at least `depth`, at most the deepest.
+pub fn check_depth(problem: &Problem, work: f64, depth: usize) -> Result<usize, PlanError> {
+    let wanted = (work / MOST_CHECKED_TASK_SECONDS).ceil().min(crate::MOST_WANTED as f64);
+    Ok(problem.depth_for(wanted as usize)?.max(depth))
+}
+
+/// What the runner does for one item of a check: a descent below a checked task, timed,
+/// or the task counted whole.
+#[derive(Clone, Debug)]
+enum Item {
+    Descent { checked: usize, path: Path },
+    Whole { checked: usize, task: Task },
+}
+
+/// Each item's checked task, and what it found: a descent's cost, or a count's seconds and
+/// solutions.
+type Found = Vec<(usize, Finding)>;
+
+#[derive(Clone, Copy, Debug, Serialize, serde::Deserialize)]
+enum Finding {
+    Descent(f64),
+    Whole { seconds: f64, total: u128 },
+}
+
+/// Checks `count` tasks drawn at random from `list`, each predicted from descents that
+/// time `timed` (units, or pieces of them) and counted whole; `None` if stopped.
+pub fn check(
+    problem: &Problem,
+    list: &TaskList,
+    count: usize,
+    timed: Timed,
+    options: &Options,
+    watch: &dyn Watch,
+) -> Result<Option<Check>, PlanError> {
+    let started = Instant::now();
+    let indices: Vec<usize> = (0..list.tasks.len()).collect();
+    let strata = count.clamp(1, list.tasks.len().max(1));
+    let chosen: Vec<usize> =
+        stratified_order(&indices, strata, mix(options.seed ^ 0xc4ec)).into_iter().take(count).collect();
+    let mut items = Vec::new();
+    for (checked, &index) in chosen.iter().enumerate() {
+        let task = &list.tasks[index];
+        for draw in 0..DESCENTS_PER_TASK {
+            let mut random = mix(options.seed ^ mix((checked * DESCENTS_PER_TASK + draw) as u64));
+            let mut path = Path::at(task).to_unit(problem, &mut random)?;
+            if timed == Timed::Pieces {
+                path = path.to_piece(problem, &mut random)?;
+            }
+            items.push(Item::Descent { checked, path });
+        }
+    }
+    // The counts go last, so that the progress shows the long part.
+    let descents = items.len();
+    for (checked, &index) in chosen.iter().enumerate() {
+        items.push(Item::Whole { checked, task: list.tasks[index].clone() });
+    }
+    let solver = problem.clone();
+    let runner = Runner::new(
+        items,
+        move |item: &Item| {
+            let found = match item {
+                Item::Descent { checked, path } => {
+                    solver.prepare(&path.task)?;
+                    let charges: Vec<Charge> = solver.measure(&path.task)?;
+                    (*checked, Finding::Descent(path.cost(&charges)))
+                }
+                Item::Whole { checked, task } => {
+                    solver.prepare(task)?;
+                    let started = Instant::now();
+                    let total = solver.solve(task, false)?.total;
+                    let seconds = started.elapsed().as_secs_f64();
+                    (*checked, Finding::Whole { seconds, total })
+                }
+            };
+            Ok::<Found, nqueens_core::Error>(vec![found])
+        },
+        |a: &Found, b: &Found| Ok(a.iter().chain(b).copied().collect()),
+        Vec::new(),
+    )
+    .threads(options.threads)
+    .stop_flag(options.stop.clone());
+    let report = runner.run(|progress| {
+        let counted = progress.done.saturating_sub(descents);
+        watch.checking(counted, chosen.len(), progress.session);
+    })?;
+    watch.checking(chosen.len(), chosen.len(), report.elapsed);
+    if report.finish != Finish::Complete {
+        return Ok(None);
+    }
+    let mut tasks: Vec<CheckedTask> = (chosen.iter())
+        .map(|&index| CheckedTask {
+            index,
+            key: list.tasks[index].key().to_vec(),
+            predicted_s: 0.0,
+            counted_s: 0.0,
+            total: 0,
+        })
+        .collect();
+    for &(checked, finding) in &report.result {
+        let task = &mut tasks[checked];
+        match finding {
+            Finding::Descent(cost) => task.predicted_s += cost / DESCENTS_PER_TASK as f64,
+            Finding::Whole { seconds, total } => (task.counted_s, task.total) = (seconds, total),
+        }
+    }
+    let (ratio, ratio_low, ratio_high) = ratio_of(&tasks);
+    Ok(Some(Check {
+        depth: list.depth,
+        list_tasks: list.tasks.len(),
+        timed,
+        predicted_s: tasks.iter().map(|t| t.predicted_s).sum(),
+        counted_s: tasks.iter().map(|t| t.counted_s).sum(),
+        tasks,
+        ratio,
+        ratio_low,
+        ratio_high,
+        check_s: started.elapsed().as_secs_f64().max(Duration::ZERO.as_secs_f64()),
+    }))
+}
+
+/// The ratio of the counted to the predicted sums, and its interval: the ratio estimator's
+/// standard error, from how far each task's count strays from its prediction times the
+/// ratio. One task gives no spread: its interval is the ratio's own size either way.
+fn ratio_of(tasks: &[CheckedTask]) -> (f64, f64, f64) {
+    let predicted: f64 = tasks.iter().map(|t| t.predicted_s).sum();
+    let counted: f64 = tasks.iter().map(|t| t.counted_s).sum();
+    if predicted <= 0.0 {
+        return (f64::NAN, 0.0, f64::INFINITY);
+    }
+    let ratio = counted / predicted;
+    let k = tasks.len() as f64;
+    let error = if tasks.len() < 2 {
+        ratio
+    } else {
+        let strays: f64 =
+            tasks.iter().map(|t| (t.counted_s - ratio * t.predicted_s).powi(2)).sum::<f64>();
+        let mean_predicted = predicted / k;
+        (strays / (k - 1.0) / k).sqrt() / mean_predicted
+    };
+    let margin = INTERVAL_WIDTH * error;
+    (ratio, (ratio - margin).max(0.0), ratio + margin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(predicted_s: f64, counted_s: f64) -> CheckedTask {
+        CheckedTask { index: 0, key: Vec::new(), predicted_s, counted_s, total: 0 }
+    }
+
+    #[test]
+    fn the_ratio_is_of_the_sums_and_narrows_as_tasks_agree() {
+        let agreeing = [task(1.0, 1.1), task(2.0, 2.2), task(4.0, 4.4)];
+        let (ratio, low, high) = ratio_of(&agreeing);
+        assert!((ratio - 1.1).abs() < 1e-12 && (high - low) < 1e-9);
+        let straying = [task(1.0, 2.0), task(2.0, 1.0), task(4.0, 5.0)];
+        let (ratio, low, high) = ratio_of(&straying);
+        assert!((ratio - 8.0 / 7.0).abs() < 1e-12);
+        assert!(low < ratio && ratio < high && high - low > 0.5, "{low} {high}");
+    }
+}

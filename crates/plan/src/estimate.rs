@@ -1,0 +1,281 @@
+//! What a count will take: the sample that predicts it, and its wall time on this machine
+//! and on a cluster of machines like it.
+
+use nqueens_core::{Problem, Task};
+use nqueens_scheduler::{Prediction, Shard, makespan, sample_first_order};
+use serde::Serialize;
+
+use crate::split::{MOST_WANTED, Sharing, depth_for};
+use crate::{Options, PlanError, TaskList, Timed, Watch, descent, whole};
+
+/// A timed sample of a task list, and what it predicts of each of its tasks.
+#[derive(Debug)]
+pub struct Sample {
+    pub(crate) list: Vec<Task>,
+    /// The split of the list.
+    pub(crate) depth: usize,
+    pub(crate) timed: Timed,
+    /// Each task's cost, in thread-seconds: its time if timed whole, else its stratum's
+    /// mean.
+    pub(crate) costs: Vec<f64>,
+    /// The whole list's work, in thread-seconds.
+    pub(crate) work: Prediction,
+    /// How many tasks, units or pieces were timed, the thread-seconds they took, and the
+    /// sample's wall time.
+    pub(crate) count: usize,
+    pub(crate) timed_cost: f64,
+    pub(crate) seconds: f64,
+}
+
+impl Sample {
+    /// What the sample timed.
+    pub fn timed(&self) -> Timed {
+        self.timed
+    }
+
+    /// The work of the list, in thread-seconds.
+    pub fn work(&self) -> Prediction {
+        self.work
+    }
+
+    /// The share of the predicted work the sample took.
+    fn share(&self) -> f64 {
+        self.timed_cost / self.work.expected.max(f64::MIN_POSITIVE)
+    }
+
+    /// The cost of each of `tasks`: the sampled list's tasks that it holds (those whose
+    /// key starts with its key).
+    fn task_costs(&self, tasks: &[Task]) -> Vec<f64> {
+        costs_by_prefix(&self.costs, &self.list, tasks)
+    }
+}
+
+/// What a count is predicted to take, as `estimate --json` prints it.
+#[derive(Debug, Serialize)]
+pub struct Estimate {
+    pub threads: usize,
+    /// The split and the number of tasks of the count predicted.
+    pub depth: usize,
+    pub tasks: usize,
+    pub predicted_wall_s: f64,
+    pub predicted_wall_s_low: f64,
+    pub predicted_wall_s_high: f64,
+    pub core_hours: f64,
+    pub core_hours_low: f64,
+    pub core_hours_high: f64,
+    /// What the sample timed, how many, and the tasks of the list it drew them from.
+    pub sampled: Timed,
+    pub sampled_count: usize,
+    pub sampled_list_tasks: usize,
+    /// How long the sample took, and its share of the predicted work.
+    pub sample_s: f64,
+    pub sample_share: f64,
+    pub seed: u64,
+}
+
+/// The wall time on a cluster of machines like this one.
+#[derive(Debug, Serialize)]
+pub struct ClusterEstimate {
+    pub cores: usize,
+    /// Shards, one per machine of the estimate's threads.
+    pub processes: usize,
+    pub tasks: usize,
+    pub predicted_wall_s: f64,
+    pub predicted_wall_s_low: f64,
+    pub predicted_wall_s_high: f64,
+    /// What was timed for it: 0 where the count's sample served.
+    pub sampled_count: usize,
+}
+
+/// Estimates the count of `problem` whose tasks are `count`, on the options' threads, its
+/// set-up having taken `setup_seconds`; `None` if stopped. The count also counts the
+/// solutions rotations leave unchanged once its tasks are done, on its threads: a minute
+/// and more near N = 28, so they are sampled too.
+pub fn estimate(
+    problem: &Problem,
+    count: &TaskList,
+    setup_seconds: f64,
+    options: &Options,
+    watch: &dyn Watch,
+) -> Result<Option<(Estimate, Sample, f64)>, PlanError> {
+    let threads = options.threads;
+    let mut fixed_s = setup_seconds;
+    for fixed in problem.rotation_fixed()? {
+        let list = finer_list(&fixed, &TaskList::of(&fixed, 0)?)?;
+        let Some(sample) = whole::sample(&fixed, list, options, watch)? else {
+            return Ok(None);
+        };
+        fixed_s += sample.work.expected / threads as f64;
+    }
+    let Some(sample) = sample(problem, count, options, watch)? else {
+        return Ok(None);
+    };
+    let wall = wall_time(&sample, &count.tasks, Shard::WHOLE, threads, fixed_s);
+    let estimate = Estimate {
+        threads,
+        depth: count.depth,
+        tasks: count.tasks.len(),
+        predicted_wall_s: wall.expected,
+        predicted_wall_s_low: wall.low,
+        predicted_wall_s_high: wall.high,
+        core_hours: sample.work.expected / 3600.0,
+        core_hours_low: sample.work.low / 3600.0,
+        core_hours_high: sample.work.high / 3600.0,
+        sampled: sample.timed,
+        sampled_count: sample.count,
+        sampled_list_tasks: sample.list.len(),
+        sample_s: sample.seconds,
+        sample_share: sample.share(),
+        seed: options.seed,
+    };
+    Ok(Some((estimate, sample, fixed_s)))
+}
+
+/// The wall time of the count on `cores` cores of machines like this one, each running
+/// the options' threads on its shard, from the machine's `sample` where its list serves,
+/// and `fixed_s` seconds that each machine spends whatever its share; `None` if stopped.
+pub fn cluster(
+    problem: &Problem,
+    sample: &Sample,
+    cores: usize,
+    fixed_s: f64,
+    options: &Options,
+    watch: &dyn Watch,
+) -> Result<Option<ClusterEstimate>, PlanError> {
+    let threads = options.threads;
+    let processes = cores.div_ceil(threads);
+    let list = TaskList::of(problem, depth_for(problem, Sharing::Shared { processes })?)?;
+    // Where tasks share work, finer tasks cost more in all than the task they refine, so a
+    // cluster's deeper list is sampled on its own rather than summed into the count's.
+    let own;
+    let (sample, sampled_count) = if list.depth <= sample.depth {
+        (sample, 0)
+    } else {
+        let Some(taken) = self::sample(problem, &list, options, watch)? else {
+            return Ok(None);
+        };
+        own = taken;
+        (&own, own.count)
+    };
+    let task_costs = sample.task_costs(&list.tasks);
+    // Shards past the list's length have no task: the slowest is among the others, so the
+    // work here grows with the list, not with the cores.
+    let slowest = (0..processes.min(list.tasks.len()))
+        .map(|index| {
+            let shard = Shard::new(index, processes).expect("index < processes");
+            shard_wall_time(&task_costs, shard, threads)
+        })
+        .fold(0.0, f64::max);
+    let wall = spread_like(slowest, sample.work, fixed_s);
+    Ok(Some(ClusterEstimate {
+        cores,
+        processes,
+        tasks: list.tasks.len(),
+        predicted_wall_s: wall.expected,
+        predicted_wall_s_low: wall.low,
+        predicted_wall_s_high: wall.high,
+        sampled_count,
+    }))
+}
+
+/// A sample of the count whose tasks are `count`: descents below its tasks where the
+/// engine offers finer tasks, else whole tasks of a finer list.
+pub(crate) fn sample(
+    problem: &Problem,
+    count: &TaskList,
+    options: &Options,
+    watch: &dyn Watch,
+) -> Result<Option<Sample>, PlanError> {
+    let has_children = match count.tasks.first() {
+        Some(task) => !problem.children(task)?.is_empty(),
+        None => false,
+    };
+    if has_children {
+        descent::sample(problem, count.clone(), options, watch)
+    } else {
+        whole::sample(problem, finer_list(problem, count)?, options, watch)
+    }
+}
+
+/// The finer list a sample of whole tasks is drawn from, at least as deep as `count`.
+fn finer_list(problem: &Problem, count: &TaskList) -> Result<TaskList, PlanError> {
+    let wanted = problem.sampled_tasks(count.tasks.len()).min(MOST_WANTED);
+    let depth = problem.depth_for(wanted)?.max(count.depth);
+    TaskList::of(problem, depth)
+}
+
+/// The time `threads` threads take over `shard`'s share of `tasks` with the sample's
+/// costs, served as the runner serves them, plus `fixed_s`, with an interval as wide as
+/// the sample's.
+fn wall_time(sample: &Sample, tasks: &[Task], shard: Shard, threads: usize, fixed_s: f64) -> Prediction {
+    let costs = sample.task_costs(tasks);
+    spread_like(shard_wall_time(&costs, shard, threads), sample.work, fixed_s)
+}
+
+/// The time `threads` threads take over `shard`'s share of tasks that cost `task_costs`,
+/// served as the runner serves them.
+fn shard_wall_time(task_costs: &[f64], shard: Shard, threads: usize) -> f64 {
+    let pending: Vec<usize> = shard.select(task_costs.len()).collect();
+    let order = sample_first_order(&pending, task_costs.len());
+    makespan(order.iter().map(|&index| task_costs[index]), threads)
+}
+
+/// A wall time of `seconds` of work, whose interval is as wide relative to it as `work`'s
+/// is, plus `fixed` seconds that do not vary.
+fn spread_like(seconds: f64, work: Prediction, fixed: f64) -> Prediction {
+    let ratio = |figure: f64| if work.expected > 0.0 { figure / work.expected } else { 1.0 };
+    Prediction {
+        expected: seconds + fixed,
+        low: seconds * ratio(work.low) + fixed,
+        high: seconds * ratio(work.high) + fixed,
+    }
+}
+
+/// The cost of each of `tasks`: the sum of the `costs` of the tasks of `finer` whose key
+/// starts with its key. Tasks of one list are in key order, so one pass matches them.
+fn costs_by_prefix(costs: &[f64], finer: &[Task], tasks: &[Task]) -> Vec<f64> {
+    let mut sums = vec![0.0; tasks.len()];
+    let mut at = 0;
+    for (task, cost) in finer.iter().zip(costs) {
+        while at < tasks.len() && !task.key().starts_with(tasks[at].key()) {
+            at += 1;
+        }
+        match sums.get_mut(at) {
+            Some(sum) => *sum += cost,
+            None => unreachable!("every finer task extends a task of the coarser list"),
+        }
+    }
+    sums
+}
+
+#[cfg(test)]
+mod tests {
+    use nqueens_core::{Kernel, Method};
+
+    use super::*;
+
+    #[test]
+    fn every_finer_task_falls_in_the_task_it_extends() {
+        for method in Method::ALL {
+            for n in [8, 9, 12, 13] {
+                let problem = Problem::new(n, method).unwrap().with_kernel(Kernel::Auto).unwrap();
+                let shallow = problem.depth_for(16).unwrap();
+                let coarse = problem.tasks(shallow).unwrap();
+                let fine = problem.tasks((shallow + 2).min(problem.max_depth())).unwrap();
+                // Each finer task costs its index + 1, so each sum names its tasks.
+                let costs: Vec<f64> = (1..=fine.len()).map(|i| i as f64).collect();
+                let sums = costs_by_prefix(&costs, &fine, &coarse);
+                for (task, sum) in coarse.iter().zip(&sums) {
+                    let expected: f64 = fine
+                        .iter()
+                        .zip(&costs)
+                        .filter(|(f, _)| f.key().starts_with(task.key()))
+                        .map(|(_, c)| c)
+                        .sum();
+                    assert_eq!(*sum, expected, "{method} N = {n}, {task:?}");
+                }
+                assert_eq!(sums.iter().sum::<f64>(), costs.iter().sum::<f64>());
+            }
+        }
+    }
+}
