@@ -45,9 +45,12 @@ Commands:
           [--out results/estimate.json]
           run `nqueens estimate` and then the count it predicts for each N and method,
           print predicted against actual wall time, and append both to the JSON file
-  plan    [--n 22..=28] [--threads 2] [--out results/plans.json]
-          run `nqueens estimate N --cores 10000` for each N and append the predictions
-          (core-time, memory, days on 1,000 and 10,000 cores) to the JSON file
+  plan    [--n 22..=28] [--threads 2] [--check-even 8] [--check-odd 4] [--seed 1]
+          [--out results/plans.json]   (run as `cargo xtask-release plan`)
+          estimate each N's count with the plan crate in this process, then check it by
+          counting that many of its tasks whole (none with 0), and append the plans
+          (core-time, checked ratio, corrected core-time, memory, time on 10,000 cores)
+          to the JSON file
   eta     --log FILE
           how close the ETA of a `nqueens count --progress log` run came to its end, at
           each tenth of the run, against the ETA that tasks done would have given
@@ -158,6 +161,8 @@ fn run(args: Vec<String>) -> Result<(), String> {
             let plan = plan::Plan {
                 ns: flags.list("--n", "22..=28")?,
                 threads: flags.number("--threads", 2)?.max(1),
+                checks: (flags.number("--check-even", 8)?, flags.number("--check-odd", 4)?),
+                seed: flags.number("--seed", 1)? as u64,
                 out: flags
                     .take("--out")
                     .map_or_else(|| project_root().join("results/plans.json"), PathBuf::from),

@@ -1,14 +1,17 @@
-//! `cargo xtask plan`: what counts of the frontier would cost, as `nqueens estimate`
-//! predicts them on this machine, appended to results/plans.json.
+//! `cargo xtask plan`: what counts of the frontier would cost on this machine, from the
+//! plan crate in this process, each checked by counting some of its tasks whole, appended
+//! to results/plans.json.
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
+use nqueens_core::{Method, Problem};
+use nqueens_plan::{Check, Options, Sharing, TaskList, Timed, Unwatched, Watch, check_depth};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::host::{Build, Host, timestamp};
-use crate::measure;
 
 /// The cluster each plan is predicted on, besides the core-time alone.
 pub(crate) const CLUSTER_CORES: usize = 10_000;
@@ -16,6 +19,9 @@ pub(crate) const CLUSTER_CORES: usize = 10_000;
 pub(crate) struct Plan {
     pub(crate) ns: Vec<usize>,
     pub(crate) threads: usize,
+    /// Tasks checked per board: `even` on even boards, `odd` on odd ones (0: none).
+    pub(crate) checks: (usize, usize),
+    pub(crate) seed: u64,
     pub(crate) out: PathBuf,
 }
 
@@ -25,38 +31,96 @@ pub(crate) struct Plans {
     pub(crate) plans: Vec<PlanSweep>,
 }
 
-/// One sweep of estimates, on one machine.
+/// One sweep of plans, on one machine.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct PlanSweep {
     pub(crate) timestamp_utc: String,
     pub(crate) build: Build,
     pub(crate) host: Host,
     pub(crate) threads: usize,
-    pub(crate) results: Vec<Value>,
+    pub(crate) results: Vec<serde_json::Value>,
+}
+
+/// One board's plan, as results/plans.json records it.
+#[derive(Debug, Serialize)]
+struct BoardPlan {
+    n: usize,
+    kernel: &'static str,
+    #[serde(flatten)]
+    estimate: nqueens_plan::Estimate,
+    /// What each worker and the process are expected to hold at their peak.
+    memory_per_thread_bytes: Option<u64>,
+    cluster: Option<nqueens_plan::ClusterEstimate>,
+    check: Option<Check>,
+    /// The core-hours corrected by the check.
+    corrected_core_hours: Option<[f64; 3]>,
+    /// What the estimate took, and the check after it.
+    estimate_wall_s: f64,
+}
+
+/// Progress on stderr, a line a minute: a plan of N = 28 runs for an hour and more.
+struct Lines {
+    n: usize,
+    last: std::cell::Cell<Instant>,
+}
+
+impl Lines {
+    fn due(&self) -> bool {
+        let due = self.last.get().elapsed() >= Duration::from_secs(60);
+        if due {
+            self.last.set(Instant::now());
+        }
+        due
+    }
+}
+
+impl Watch for Lines {
+    fn sampling(&self, timed: Timed, count: usize, done: f64, elapsed: Duration) {
+        if self.due() {
+            eprintln!(
+                "N = {}: {count} {}s timed, {:.0}% done, {:.0} s",
+                self.n,
+                timed.noun(),
+                100.0 * done,
+                elapsed.as_secs_f64()
+            );
+        }
+    }
+
+    fn sampled(&self, timed: Timed, count: usize, elapsed: Duration) {
+        eprintln!(
+            "N = {}: sampled {count} {}s in {:.0} s",
+            self.n,
+            timed.noun(),
+            elapsed.as_secs_f64()
+        );
+    }
+
+    fn checking(&self, counted: usize, of: usize, elapsed: Duration) {
+        if self.due() || counted == of {
+            eprintln!(
+                "N = {}: checked {counted} of {of} tasks, {:.0} s",
+                self.n,
+                elapsed.as_secs_f64()
+            );
+        }
+    }
 }
 
 impl Plan {
     pub(crate) fn run(&self) -> Result<(), String> {
-        let binary = measure::build_release()?;
+        if cfg!(debug_assertions) {
+            return Err("cargo xtask plan times the engines in its own process: run it built \
+                        for release, `cargo xtask-release plan ...`"
+                .to_owned());
+        }
         let mut results = Vec::new();
+        print!("{TABLE_HEADER}");
         for &n in &self.ns {
-            let started = std::time::Instant::now();
-            let output = Command::new(&binary)
-                .args(["estimate", &n.to_string(), "--threads", &self.threads.to_string()])
-                .args(["--cores", &CLUSTER_CORES.to_string(), "--json", "--progress", "never"])
-                .output()
-                .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
-            if !output.status.success() {
-                return Err(format!(
-                    "nqueens estimate {n} failed: {}",
-                    String::from_utf8_lossy(&output.stderr).trim()
-                ));
-            }
-            let mut estimate: Value = serde_json::from_slice(&output.stdout)
-                .map_err(|e| format!("nqueens estimate printed no JSON object: {e}"))?;
-            estimate["estimate_wall_s"] = started.elapsed().as_secs_f64().into();
-            println!("{}", row(&estimate));
-            results.push(estimate);
+            let plan = self.board(n).map_err(|e| format!("N = {n}: {e}"))?;
+            let value = serde_json::to_value(&plan).map_err(|e| e.to_string())?;
+            println!("{}", row(&value));
+            results.push(value);
         }
         let mut plans: Plans = if self.out.exists() {
             crate::workspace::read_json(&self.out)?
@@ -74,30 +138,100 @@ impl Plan {
         println!("appended to {}", self.out.display());
         Ok(())
     }
+
+    fn board(&self, n: usize) -> Result<BoardPlan, Box<dyn std::error::Error>> {
+        let started = Instant::now();
+        let problem = Problem::new(n, Method::Join)?;
+        let depth = nqueens_plan::depth_for(&problem, Sharing::Alone { threads: self.threads })?;
+        let list = TaskList::of(&problem, depth)?;
+        let options = Options {
+            threads: self.threads,
+            seed: self.seed,
+            timed: None,
+            stop: Arc::new(AtomicBool::new(false)),
+        };
+        let watch = Lines { n, last: std::cell::Cell::new(Instant::now()) };
+        let setup_s = started.elapsed().as_secs_f64();
+        let (estimate, sample, fixed_s) =
+            nqueens_plan::estimate(&problem, &list, setup_s, &options, &watch)?.ok_or("stopped")?;
+        let cluster =
+            nqueens_plan::cluster(&problem, &sample, CLUSTER_CORES, fixed_s, &options, &Unwatched)?;
+        let memory_per_thread_bytes = problem.expected_bytes_per_thread()?;
+        let checked = if n.is_multiple_of(2) { self.checks.0 } else { self.checks.1 };
+        let check = if checked == 0 {
+            None
+        } else {
+            let depth = check_depth(&problem, sample.work().expected, depth)?;
+            let list = TaskList::of(&problem, depth)?;
+            let timed = if sample.timed() == Timed::Pieces { Timed::Pieces } else { Timed::Units };
+            nqueens_plan::check(&problem, &list, checked, timed, &options, &watch)?
+        };
+        let corrected_core_hours = check.as_ref().map(|check| {
+            let work = sample.work();
+            let corrected = check.corrected(work);
+            [corrected.expected, corrected.low, corrected.high].map(|s| s / 3600.0)
+        });
+        Ok(BoardPlan {
+            n,
+            kernel: problem.kernel().name(),
+            estimate,
+            memory_per_thread_bytes,
+            cluster,
+            check,
+            corrected_core_hours,
+            estimate_wall_s: started.elapsed().as_secs_f64(),
+        })
+    }
 }
 
 /// The head of the table [`row`] writes rows of.
 pub(crate) const TABLE_HEADER: &str = "\
-| N | kernel | core-time | interval | memory per thread | on 1,000 cores | on 10,000 cores | estimate took |
-| ---: | --- | ---: | --- | ---: | ---: | ---: | ---: |
+| N | kernel | core-time | interval | sampled | checked: counted / predicted | corrected core-time | memory per thread | on 10,000 cores | plan took |
+| ---: | --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: |
 ";
 
-/// One estimate as a row of the plans table: the time on 1,000 cores are its core-time over
-/// them (its tasks are many more than the cores), on 10,000 its cluster prediction.
-pub(crate) fn row(estimate: &Value) -> String {
-    let number = |name: &str| estimate[name].as_f64().unwrap_or(f64::NAN);
-    let core_hours = number("core_hours");
-    let threads = number("threads").max(1.0);
-    let cluster_s = estimate["cluster"]["predicted_wall_s"].as_f64().unwrap_or(f64::NAN);
+/// One plan as a row of the plans table. Sweeps written before the plan crate hold
+/// the estimate's own JSON, with neither a check nor what was sampled.
+pub(crate) fn row(plan: &serde_json::Value) -> String {
+    let number = |name: &str| plan[name].as_f64().unwrap_or(f64::NAN);
+    let cluster_s = plan["cluster"]["predicted_wall_s"].as_f64().unwrap_or(f64::NAN);
+    let per_thread = plan["memory_per_thread_bytes"]
+        .as_f64()
+        .unwrap_or_else(|| number("peak_memory_bytes") / number("threads").max(1.0));
+    let sampled = match (plan["sampled_count"].as_u64(), plan["sampled"].as_str()) {
+        (Some(count), Some(what)) => format!("{count} {what}"),
+        _ => "not recorded".to_owned(),
+    };
+    let check = &plan["check"];
+    let (checked, corrected) = match check["ratio"].as_f64() {
+        Some(ratio) => {
+            let hours = &plan["corrected_core_hours"];
+            let hours = |at: usize| hours[at].as_f64().unwrap_or(f64::NAN);
+            (
+                format!(
+                    "{ratio:.2} ({:.2} to {:.2}), {} tasks",
+                    check["ratio_low"].as_f64().unwrap_or(f64::NAN),
+                    check["ratio_high"].as_f64().unwrap_or(f64::NAN),
+                    check["tasks"].as_array().map_or(0, Vec::len),
+                ),
+                format!(
+                    "{} ({} to {})",
+                    core_time(hours(0)),
+                    core_time(hours(1)),
+                    core_time(hours(2))
+                ),
+            )
+        }
+        None => ("not checked".to_owned(), "".to_owned()),
+    };
     format!(
-        "| {} | {} | {} | {} to {} | {:.0} MiB | {} | {} | {:.0} s |",
-        estimate["n"],
-        estimate["kernel"].as_str().unwrap_or("unknown"),
-        core_time(core_hours),
+        "| {} | {} | {} | {} to {} | {sampled} | {checked} | {corrected} | {:.0} MiB | {} | {:.0} s |",
+        plan["n"],
+        plan["kernel"].as_str().unwrap_or("unknown"),
+        core_time(number("core_hours")),
         core_time(number("core_hours_low")),
         core_time(number("core_hours_high")),
-        number("peak_memory_bytes") / threads / f64::from(1 << 20),
-        span(core_hours * 3600.0 / 1000.0),
+        per_thread / f64::from(1 << 20),
         span(cluster_s),
         number("estimate_wall_s"),
     )

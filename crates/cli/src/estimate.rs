@@ -82,7 +82,8 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let cluster = match args.cores.map(NonZeroUsize::get) {
         None => None,
         Some(cores) => {
-            let cluster = nqueens_plan::cluster(&problem, &sample, cores, fixed_s, &options, &watch)?;
+            let cluster =
+                nqueens_plan::cluster(&problem, &sample, cores, fixed_s, &options, &watch)?;
             let Some(cluster) = cluster else { return Ok(stopped(&signals)) };
             Some(cluster)
         }
@@ -226,7 +227,11 @@ impl EstimateReport {
             );
         }
         let below = match e.sampled {
-            Timed::Tasks => format!("{} of a finer list of {}", things(e.sampled_count, "task"), grouped(e.sampled_list_tasks as u128)),
+            Timed::Tasks => format!(
+                "{} of a finer list of {}",
+                things(e.sampled_count, "task"),
+                grouped(e.sampled_list_tasks as u128)
+            ),
             timed => format!("{} below its tasks", things(e.sampled_count, timed.noun())),
         };
         text += &format!(
@@ -364,7 +369,11 @@ impl Watch for SampleDisplay {
             bar.reset();
         }
         self.log(true, || {
-            format!("sampled: {} timed in {}", things(count, timed.noun()), duration(elapsed.as_secs_f64()))
+            format!(
+                "sampled: {} timed in {}",
+                things(count, timed.noun()),
+                duration(elapsed.as_secs_f64())
+            )
         });
     }
 
@@ -377,7 +386,11 @@ impl Watch for SampleDisplay {
             }
         }
         self.log(counted == of, || {
-            format!("checking: {counted} of {} counted, {}", things(of, "task"), duration(elapsed.as_secs_f64()))
+            format!(
+                "checking: {counted} of {} counted, {}",
+                things(of, "task"),
+                duration(elapsed.as_secs_f64())
+            )
         });
     }
 }

@@ -67,16 +67,56 @@ fn count_json_has_the_documented_shape() {
 }
 
 #[test]
-fn an_estimate_that_descends_predicts_the_work_with_its_model_error() {
-    let args = ["estimate", "16", "--method", "join", "--threads", "2", "--descend", "parts"];
-    let value = json(&[&args[..], &["--json"]].concat());
-    let number = |name: &str| value[name].as_f64().unwrap_or_else(|| panic!("{name}"));
-    assert_eq!(value["descended"], "parts");
-    let work = number("core_hours");
-    assert!(work > 0.0 && number("predicted_wall_s") > 0.0);
-    assert!(number("core_hours_low") <= work / 2.0 * (1.0 + 1e-9));
-    assert!(number("core_hours_high") >= work * 2.0 * (1.0 - 1e-9));
-    assert!(number("sampled_tasks") >= 1.0);
+fn an_estimate_says_what_it_timed_below_the_tasks() {
+    for (what, sampled) in [("units", "units"), ("pieces", "pieces")] {
+        let args = ["estimate", "16", "--method", "join", "--threads", "2", "--sample", what];
+        let value = json(&[&args[..], &["--json"]].concat());
+        let number = |name: &str| value[name].as_f64().unwrap_or_else(|| panic!("{name}"));
+        assert_eq!(value["sampled"], sampled, "{value}");
+        assert!(number("core_hours") > 0.0 && number("predicted_wall_s") > 0.0);
+        assert!(number("sampled_count") >= 1.0);
+        assert!(number("estimate_s") >= number("sample_s"), "{value}");
+    }
+}
+
+/// `--check` counts the tasks it draws whole: each one's solutions are what a count of
+/// that task alone finds, its ratio is of the sums, and the plan is corrected by it.
+#[test]
+fn a_check_counts_its_tasks_whole_and_corrects_the_plan() {
+    let args = ["estimate", "16", "--method", "join", "--threads", "2", "--check", "3", "--json"];
+    let value = json(&args);
+    let check = &value["check"];
+    let tasks = check["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 3, "{check}");
+    let depth = check["depth"].as_u64().unwrap().to_string();
+    let (mut predicted, mut counted) = (0.0, 0.0);
+    for task in tasks {
+        let index = task["index"].as_u64().unwrap().to_string();
+        let alone = json(
+            &["count", "16", "--method", "join", "--depth", &depth, "--task", &index]
+                .iter()
+                .chain(&["--json"])
+                .copied()
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(task["total"], alone["counts"]["total"], "task {index}: {task}");
+        predicted += task["predicted_s"].as_f64().unwrap();
+        counted += task["counted_s"].as_f64().unwrap();
+    }
+    let number = |value: &Value, name: &str| value[name].as_f64().unwrap();
+    let ratio = number(check, "ratio");
+    assert!((ratio - counted / predicted).abs() < 1e-9 * ratio, "{check}");
+    assert!(number(check, "ratio_low") <= ratio && ratio <= number(check, "ratio_high"));
+    let corrected = number(&value["corrected"]["wall"], "expected");
+    let planned = number(&value, "predicted_wall_s");
+    assert!((corrected - planned * ratio).abs() < 1e-9 * corrected.max(1e-12), "{value}");
+
+    let text = String::from_utf8(nqueens(&args[..args.len() - 1]).stdout).unwrap();
+    assert_eq!(text.matches("checked task ").count(), 3, "{text}");
+    assert!(
+        text.contains("times the predicted time") && text.contains("corrected: about"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -120,12 +160,15 @@ fn estimate_json_has_the_documented_shape() {
         assert!(number("core_hours_low") <= number("core_hours"));
         assert!(number("core_hours") <= number("core_hours_high"));
         assert!(number("peak_memory_bytes") > 0.0);
-        assert!(number("sampled_tasks") >= 1.0);
-        // A sample that descended (as a loaded machine may choose, where whole tasks
-        // would take too long) times row sets or parts, which can outnumber the tasks.
-        if value["descended"].is_null() {
-            assert!(number("sampled_tasks") <= number("sampled_list_tasks"), "{value}");
+        assert!(number("sampled_count") >= 1.0);
+        // Units and pieces below the tasks may outnumber them; whole tasks cannot.
+        match value["sampled"].as_str().unwrap() {
+            "tasks" => assert!(number("sampled_count") <= number("sampled_list_tasks")),
+            "units" | "pieces" => assert_eq!(method, "join", "{value}"),
+            other => panic!("{method} sampled {other}"),
         }
+        assert!(number("estimate_s") > 0.0, "{value}");
+        assert!(value["check"].is_null() && value["corrected"].is_null(), "{value}");
         assert!(value["host"]["instruction_sets"].is_array(), "{method}: {value}");
         assert_eq!(value["cluster"]["cores"], 8);
         assert_eq!(value["cluster"]["processes"], 4);
@@ -165,6 +208,10 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["estimate", "12", "--threads", "100000"], "more than 4 per logical CPU"),
         (&["estimate", "33", "--method", "join"], "the join method counts boards up to N = 32"),
         (&["estimate", "18", "--method", "join", "--max-memory", "1M"], "than the 1.0 MiB allowed"),
+        (&["estimate", "12", "--method", "eightfold", "--check", "2"], "--check needs a method"),
+        (&["estimate", "12", "--check", "0"], "must be at least 1"),
+        (&["estimate", "12", "--depth", "3"], "--check"),
+        (&["estimate", "16", "--check", "2", "--depth", "99"], "split depth must be between 0 and 16"),
         (&["estimate", "8", "--method", "fast"], "unknown method 'fast'"),
     ];
     for (args, expected) in cases {

@@ -62,7 +62,6 @@ fn verify_judges_each_argument_as_a_placement_in_any_format() {
 fn an_option_of_another_subcommand_gets_a_tip_naming_it() {
     for (args, tip) in [
         (&["estimate", "20", "--shard", "0/2"][..], "tip: --shard is an option of nqueens count"),
-        (&["estimate", "20", "--depth", "3"], "tip: --depth is an option of nqueens count"),
         (&["estimate", "20", "--place", "1:1"], "tip: --place is an option of nqueens count"),
         (&["solve", "8", "--limit", "3"], "tip: --limit is an option of nqueens list"),
     ] {

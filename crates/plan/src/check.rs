@@ -105,16 +105,18 @@ pub fn check(
     let started = Instant::now();
     let indices: Vec<usize> = (0..list.tasks.len()).collect();
     let strata = count.clamp(1, list.tasks.len().max(1));
-    let chosen: Vec<usize> =
-        stratified_order(&indices, strata, mix(options.seed ^ 0xc4ec)).into_iter().take(count).collect();
+    let chosen: Vec<usize> = stratified_order(&indices, strata, mix(options.seed ^ 0xc4ec))
+        .into_iter()
+        .take(count)
+        .collect();
     let mut items = Vec::new();
     for (checked, &index) in chosen.iter().enumerate() {
         let task = &list.tasks[index];
         for draw in 0..DESCENTS_PER_TASK {
             let mut random = mix(options.seed ^ mix((checked * DESCENTS_PER_TASK + draw) as u64));
-            let mut path = Path::at(task).to_unit(problem, &mut random)?;
+            let mut path = Path::at(task).down_to_unit(problem, &mut random)?;
             if timed == Timed::Pieces {
-                path = path.to_piece(problem, &mut random)?;
+                path = path.down_to_piece(problem, &mut random)?;
             }
             items.push(Item::Descent { checked, path });
         }

@@ -207,7 +207,13 @@ fn finer_list(problem: &Problem, count: &TaskList) -> Result<TaskList, PlanError
 /// The time `threads` threads take over `shard`'s share of `tasks` with the sample's
 /// costs, served as the runner serves them, plus `fixed_s`, with an interval as wide as
 /// the sample's.
-fn wall_time(sample: &Sample, tasks: &[Task], shard: Shard, threads: usize, fixed_s: f64) -> Prediction {
+fn wall_time(
+    sample: &Sample,
+    tasks: &[Task],
+    shard: Shard,
+    threads: usize,
+    fixed_s: f64,
+) -> Prediction {
     let costs = sample.task_costs(tasks);
     spread_like(shard_wall_time(&costs, shard, threads), sample.work, fixed_s)
 }

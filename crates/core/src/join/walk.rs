@@ -292,7 +292,8 @@ impl<'a, G: Goal> Walk<'a, G> {
                     open &= self.first_columns[side];
                 }
                 let started = self.goal.clock().is_some().then(Instant::now);
-                let placed = self.halves[side].place(self.geometry.n, level, piece, row, open, north);
+                let placed =
+                    self.halves[side].place(self.geometry.n, level, piece, row, open, north);
                 if let (Some(started), Some(clock)) = (started, self.goal.clock()) {
                     clock.north.resize(clock.north.len().max(position + 1), PerSide::default());
                     clock.north[position][side] += started.elapsed();
