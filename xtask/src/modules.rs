@@ -21,9 +21,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The crates whose modules are checked, by source folder.
-const CRATES: [&str; 5] = [
+const CRATES: [&str; 6] = [
     "crates/core/src",
     "crates/scheduler/src",
+    "crates/plan/src",
     "crates/cli/src",
     "crates/test-support/src",
     "xtask/src",
@@ -59,7 +60,7 @@ enum Forbidden {
 }
 
 /// The layering rules. A new one is a row here; a test below feeds each a breach.
-const RULES: [Rule; 4] = [
+const RULES: [Rule; 5] = [
     Rule {
         files: &["crates/core/src/backtrack/", "crates/core/src/join/"],
         forbidden: &[Forbidden::Module("crate::problem"), Forbidden::Module("crate::method")],
@@ -87,6 +88,17 @@ const RULES: [Rule; 4] = [
         why: "the CLI names no engine: it knows methods through Method::ALL, \
               Method::auto and Method::fastest and the rest through the Problem, so that \
               adding an engine touches only the core and the --method help",
+    },
+    Rule {
+        files: &["crates/plan/src/"],
+        forbidden: &[
+            Forbidden::Variant { of: "Method", except: &[] },
+            Forbidden::Identifier("JOIN_"),
+            Forbidden::InString("half-board"),
+            Forbidden::InString("row set"),
+        ],
+        why: "the plan crate names no engine: it plans any engine's count through the \
+              Problem's tasks, children, units, pieces and charges",
     },
 ];
 

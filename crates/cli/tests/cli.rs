@@ -211,7 +211,10 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["estimate", "12", "--method", "eightfold", "--check", "2"], "--check needs a method"),
         (&["estimate", "12", "--check", "0"], "must be at least 1"),
         (&["estimate", "12", "--depth", "3"], "--check"),
-        (&["estimate", "16", "--check", "2", "--depth", "99"], "split depth must be between 0 and 16"),
+        (
+            &["estimate", "16", "--check", "2", "--depth", "99"],
+            "split depth must be between 0 and 16",
+        ),
         (&["estimate", "8", "--method", "fast"], "unknown method 'fast'"),
     ];
     for (args, expected) in cases {

@@ -10,7 +10,8 @@ use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Runner, stratified_o
 use serde::Serialize;
 
 use crate::descent::Path;
-use crate::{Options, PlanError, TaskList, Timed, Watch, mix};
+use crate::options::{Options, PlanError, TaskList, Timed, Watch};
+use crate::sample::mix;
 
 /// Descents below each checked task for its prediction: its units differ, so one is no
 /// prediction, and the count of the task is what takes the time.

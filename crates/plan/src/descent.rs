@@ -4,15 +4,16 @@
 //! that does it once, and the draw weighs each charge by the inverse of the chance of
 //! reaching that task (see the crate's documentation).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use nqueens_core::{Charge, Problem, Task};
 use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, stratified_order};
 
-use crate::estimate::Sample;
+use crate::options::{Options, PlanError, TaskList, Timed, Watch};
+use crate::sample::{RUN_TO_RUN, Sample, mix, unit_interval, with_noise};
 use crate::whole::WARM_UP_PER_THREAD;
-use crate::{Options, PlanError, TaskList, Timed, Watch, mix, unit_interval, with_run_to_run};
 
 /// The longest the descents may run.
 pub(crate) const MOST_DESCENT_TIME: Duration = Duration::from_secs(90);
@@ -22,7 +23,23 @@ pub(crate) const MOST_DESCENT_TIME: Duration = Duration::from_secs(90);
 const MOST_DESCENTS: usize = 1 << 14;
 
 /// The sampling error (95%, relative) at which the descents stop early.
-const ENOUGH_PRECISION: f64 = 0.03;
+const ENOUGH_PRECISION: f64 = 0.01;
+
+/// The sampling error at which the descents stop once they have taken
+/// [`AFFORDABLE_SHARE`] of the work they predict: a count of seconds needs no plan
+/// precise to 1%, and reaching it took longer than the count.
+const AFFORDABLE_PRECISION: f64 = 0.03;
+
+/// See [`AFFORDABLE_PRECISION`].
+const AFFORDABLE_SHARE: f64 = 0.05;
+
+/// What the descents' timings still miss of a count, as a relative standard deviation:
+/// a task timed alone pays a little of what a count pays once (its walk's set-up, the
+/// first touch of its lists), and two threads timing different tasks share the caches
+/// otherwise than a count's neighbouring tasks do. Against the counts of N = 16 to 21 on
+/// AMD EPYC (avx512, two seeds each) they predicted 0.95 to 1.15 times the wall time
+/// (docs/measurements.md, issue 47).
+const RESIDUAL: f64 = 0.06;
 
 /// The most strata: enough to follow how costs change along any list.
 const MOST_STRATA: usize = 64;
@@ -118,21 +135,19 @@ impl<T: Keyed> Path<T> {
 }
 
 impl<T: Keyed> Path<T> {
-    /// The path cut short at the first task it passed through whose units would take
-    /// about `at_most` seconds or less, at `per_unit` seconds each: that task is timed
-    /// whole, its units with it. A unit timed alone pays what a count pays once for many
-    /// (warming the caches, setting up its walk), which a unit of microseconds cannot
-    /// bear: at N = 17 units predicted 1.45 times the count. The cut depends on the path
-    /// alone, not on what it times, so the estimate stays unbiased.
-    pub(crate) fn cut_short(&self, per_unit: f64, at_most: f64) -> Path<T> {
-        let cut = self.passed.iter().position(|&(_, units)| units * per_unit <= at_most);
-        match cut {
-            Some(at) => {
+    /// The path cut short at the task it passed through whose key is `len` bytes long,
+    /// which is then timed whole, its units with it; the path as it is where it ends
+    /// above that. The cut depends on the path's length alone, not on what its timing
+    /// shows, so the estimate stays unbiased.
+    pub(crate) fn cut_at(&self, len: usize) -> Path<T> {
+        let at = self.passed.iter().rposition(|(task, _)| task.key_len() <= len);
+        match at {
+            Some(at) if self.passed[at].0.key_len() < self.task.key_len() => {
                 let task = self.passed[at].0.clone();
                 let weights = self.weights[..=task.key_len()].to_vec();
                 Path { task, weights, passed: self.passed[..=at].to_vec() }
             }
-            None => self.clone(),
+            _ => self.clone(),
         }
     }
 }
@@ -195,19 +210,38 @@ fn draw(problem: &Problem, list: &[Task], count: usize, seed: u64) -> Result<Vec
     Ok(draws)
 }
 
-/// What the runner returns for each timing: the draw, whether of its piece, the seconds
-/// the timing took, and its cost.
-type Timings = Vec<(usize, bool, f64, f64)>;
+/// What the runner returns for each timing: the draw, whether of its piece, the key
+/// length its unit's path was cut at ([`NOT_CUT`] if not), the seconds the timing took,
+/// and its cost.
+type Timings = Vec<(usize, bool, usize, f64, f64)>;
 
-/// The least time a descent's timing should take: a path to smaller units is cut short
-/// ([`Path::cut_short`]).
-const LEAST_TIMING: f64 = 0.01;
+/// The cut of a path that is not cut.
+const NOT_CUT: usize = usize::MAX;
+
+/// The least time a timing should take. A unit timed alone pays what a count pays once
+/// for many (setting up its walk, the first touch of its lists, cold caches): at N = 17,
+/// where a unit takes microseconds, units predicted 1.45 times the count. So the sample
+/// climbs: while the timings of its current level take less than this on average, it cuts
+/// its paths short one or more levels higher ([`Path::cut_at`]) and times those tasks
+/// whole.
+const LEAST_TIMING: f64 = 0.02;
+
+/// Where the sample stands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Stage {
+    /// Timing a few pieces, or units where there are none, to choose between them.
+    Pilot,
+    /// Timing a few of the paths cut at this key length, to see if they take long enough.
+    Climbing(usize),
+    /// The sample proper: pieces, or units' paths cut at this key length.
+    Sampling { pieces: bool, cut: usize },
+}
 
 /// Times descents into `listed` until their estimate is precise enough or their time is
 /// up; `None` if stopped. A pilot times pieces of units, or units where they have none;
 /// if whole units would let the sample reach [`LEAST_PER_STRATUM`] draws per stratum in
-/// its time, the rest times whole units (cut short where they are small), whose cost is
-/// what a count pays, else it goes on with pieces.
+/// its time, the sample times units (climbing above them while they are small), whose
+/// cost is what a count pays, else it goes on with pieces.
 pub(crate) fn sample(
     problem: &Problem,
     listed: TaskList,
@@ -220,6 +254,8 @@ pub(crate) fn sample(
     let all_draws = draw(problem, &list, MOST_DESCENTS + warm_up, options.seed)?;
     let (draws, warm_up_draws) = all_draws.split_at(MOST_DESCENTS);
     let has_pieces = draws.iter().any(|d| d.piece.task != d.unit.task);
+    let list_len = list.iter().map(|task| task.key().len()).min().unwrap_or(0);
+    let unit_len = draws.iter().map(|d| d.unit.task.key().len()).max().unwrap_or(0);
     // Item 2k is draw k's unit, 2k + 1 its piece; the warm-ups' pieces come last.
     let mut items: Vec<(usize, bool, Path)> = Vec::with_capacity(2 * all_draws.len());
     for (at, d) in draws.iter().enumerate() {
@@ -230,36 +266,31 @@ pub(crate) fn sample(
     for d in warm_up_draws {
         items.push((usize::MAX, true, d.piece.clone()));
     }
-    // What a unit takes, once the pilot says: until then units are timed whole.
-    let per_unit = Arc::new(OnceLock::new());
+    let cut = Arc::new(AtomicUsize::new(NOT_CUT));
     let solver = problem.clone();
-    let unit_time = Arc::clone(&per_unit);
+    let cut_now = Arc::clone(&cut);
     let runner = Runner::new(
         items,
         move |(at, is_piece, path): &(usize, bool, Path)| {
-            let cut;
-            let path = match unit_time.get() {
-                Some(&per_unit) if !is_piece => {
-                    cut = path.cut_short(per_unit, LEAST_TIMING);
-                    &cut
-                }
-                _ => path,
-            };
+            let len = if *is_piece { NOT_CUT } else { cut_now.load(Ordering::Relaxed) };
+            let path = if len == NOT_CUT { path.clone() } else { path.cut_at(len) };
             solver.prepare(&path.task)?;
             let started = Instant::now();
             let charges = solver.measure(&path.task)?;
             let seconds = started.elapsed().as_secs_f64();
-            Ok::<_, nqueens_core::Error>(vec![(*at, *is_piece, seconds, path.cost(&charges))])
+            let cost = path.cost(&charges);
+            Ok::<_, nqueens_core::Error>(vec![(*at, *is_piece, len, seconds, cost)])
         },
         |a: &Timings, b: &Timings| Ok(a.iter().chain(b).copied().collect()),
         Vec::new(),
     )
     .threads(threads)
     .stop_flag(options.stop.clone());
-    let of_kind = |results: &Timings, pieces: bool| -> Vec<(usize, f64, f64)> {
+    // The timings of pieces, or of units' paths cut at `len`: (list index, seconds, cost).
+    let timed_as = |results: &Timings, pieces: bool, len: usize| -> Vec<(usize, f64, f64)> {
         (results.iter())
-            .filter(|&&(at, is_piece, _, _)| at < draws.len() && is_piece == pieces)
-            .map(|&(at, _, seconds, cost)| (draws[at].index, seconds, cost))
+            .filter(|r| r.0 < draws.len() && r.1 == pieces && (pieces || r.2 == len))
+            .map(|&(at, _, _, seconds, cost)| (draws[at].index, seconds, cost))
             .collect()
     };
     let strata = Strata::of(list.len());
@@ -269,75 +300,94 @@ pub(crate) fn sample(
     let batch = 2 * threads;
     let pilot_size = (PILOT_PER_THREAD * threads).min(draws.len());
     let (mut warmed, mut next) = (false, 0);
-    // Whether the sample times pieces, once decided.
-    let mut pieces = (options.timed == Some(Timed::Pieces) && has_pieces).then_some(true);
-    let pilot_pieces = has_pieces;
+    let mut stage = match options.timed {
+        Some(Timed::Pieces) if has_pieces => Stage::Sampling { pieces: true, cut: NOT_CUT },
+        _ => Stage::Pilot,
+    };
     let feed = |progress: &Progress<'_, Timings>| {
         if !warmed {
             warmed = true;
             return Ok(warm_up_items.clone().collect());
         }
         let session = progress.session;
-        let pieces = match pieces {
-            Some(pieces) => pieces,
-            None => {
-                let pilot: Vec<(usize, f64)> = (progress.partial.iter())
-                    .filter(|&&(at, is_piece, _, _)| at < draws.len() && is_piece == pilot_pieces)
-                    .map(|&(at, _, seconds, _)| (at, seconds))
-                    .collect();
-                // The pilot goes on until enough of it is timed: an empty batch would end
-                // the run.
-                if pilot.len() < pilot_size && session < MOST_DESCENT_TIME && next < draws.len() {
-                    let more: Vec<usize> = (next..(next + batch).min(draws.len()))
-                        .map(|at| 2 * at + usize::from(pilot_pieces))
-                        .collect();
-                    next += more.len();
-                    return Ok(more);
-                }
-                // A unit takes at most the time of all its pieces: each builds its own
-                // share of the unit's work and repeats some of the rest.
-                let unit_of = |at: usize| {
-                    let d = &draws[at];
-                    if pilot_pieces { d.piece.weight() / d.unit.weight() } else { 1.0 }
-                };
-                let mean = pilot.iter().map(|&(at, seconds)| seconds * unit_of(at)).sum::<f64>()
-                    / pilot.len().max(1) as f64;
-                let units_take = mean * least as f64 / threads as f64;
-                let chosen = options.timed == Some(Timed::Pieces)
-                    || (options.timed.is_none()
-                        && (pilot.is_empty() || units_take > MOST_DESCENT_TIME.as_secs_f64()));
-                if !chosen {
-                    let _ = per_unit.set(mean);
-                    if pilot_pieces {
-                        next = 0;
-                    }
-                }
-                *pieces.insert(chosen && has_pieces)
-            }
+        let time_left = session < MOST_DESCENT_TIME && next < draws.len();
+        let hand = |pieces: bool, next: &mut usize| {
+            let handed: Vec<usize> = (*next..(*next + batch).min(draws.len()))
+                .map(|at| 2 * at + usize::from(pieces))
+                .collect();
+            *next += handed.len();
+            handed
         };
-        let timed = of_kind(progress.partial, pieces);
+        if stage == Stage::Pilot {
+            let pilot: Vec<&(usize, bool, usize, f64, f64)> = (progress.partial.iter())
+                .filter(|r| r.0 < draws.len() && r.1 == has_pieces && r.2 == NOT_CUT)
+                .collect();
+            // The pilot goes on until enough of it is timed: an empty batch would end
+            // the run.
+            if pilot.len() < pilot_size && time_left {
+                return Ok(hand(has_pieces, &mut next));
+            }
+            // A unit takes at most the time of all its pieces: each builds its own share
+            // of the unit's work and repeats some of the rest.
+            let unit_of =
+                |d: &Draw| if has_pieces { d.piece.weight() / d.unit.weight() } else { 1.0 };
+            let per_unit = pilot.iter().map(|r| r.3 * unit_of(&draws[r.0])).sum::<f64>()
+                / pilot.len().max(1) as f64;
+            let units_take = per_unit * least as f64 / threads as f64;
+            let pieces = has_pieces
+                && options.timed != Some(Timed::Units)
+                && (pilot.is_empty() || units_take > MOST_DESCENT_TIME.as_secs_f64());
+            stage = match (pieces, has_pieces) {
+                (true, _) => Stage::Sampling { pieces: true, cut: NOT_CUT },
+                // Units from the start, in place of the pilot's pieces.
+                (false, true) => {
+                    next = 0;
+                    Stage::Climbing(NOT_CUT)
+                }
+                // The pilot timed units: it is the first level of the climb.
+                (false, false) => climb(NOT_CUT, per_unit, unit_len, list_len),
+            };
+        }
+        while let Stage::Climbing(len) = stage {
+            cut.store(len, Ordering::Relaxed);
+            let level = timed_as(progress.partial, false, len);
+            if level.len() < pilot_size && time_left {
+                return Ok(hand(false, &mut next));
+            }
+            let mean = level.iter().map(|t| t.1).sum::<f64>() / level.len().max(1) as f64;
+            stage = climb(len, mean, unit_len, list_len);
+        }
+        let Stage::Sampling { pieces, cut: len } = stage else {
+            unreachable!("the pilot and the climb end in the sample");
+        };
+        let timed = timed_as(progress.partial, pieces, len);
         let kind = if pieces { Timed::Pieces } else { Timed::Units };
-        let precision = (timed.len() >= least)
+        let (precision, share) = (timed.len() >= least)
             .then(|| strata.estimate(&timed))
             .flatten()
             .filter(|(work, _)| work.expected > 0.0)
-            .map_or(1.0, |(work, _)| (work.high - work.expected) / work.expected);
+            .map_or((1.0, 0.0), |(work, _)| {
+                let spent = session.as_secs_f64() * threads as f64;
+                ((work.high - work.expected) / work.expected, spent / work.expected)
+            });
+        let affordable = precision <= AFFORDABLE_PRECISION && share >= AFFORDABLE_SHARE;
         let done = (session.as_secs_f64() / MOST_DESCENT_TIME.as_secs_f64())
             .max(ENOUGH_PRECISION / precision)
+            .max(if precision <= AFFORDABLE_PRECISION { share / AFFORDABLE_SHARE } else { 0.0 })
             .min(1.0);
         watch.sampling(kind, timed.len(), done, session);
-        if precision <= ENOUGH_PRECISION || session >= MOST_DESCENT_TIME || next == draws.len() {
+        if precision <= ENOUGH_PRECISION || affordable || !time_left {
             return Ok(Vec::new());
         }
-        let handed: Vec<usize> = (next..(next + batch).min(draws.len()))
-            .map(|at| 2 * at + usize::from(pieces))
-            .collect();
-        next += handed.len();
-        Ok(handed)
+        Ok(hand(pieces, &mut next))
     };
     let report = runner.run_fed(feed, |_| {})?;
-    let pieces = pieces.unwrap_or(pilot_pieces);
-    let timed = of_kind(&report.result, pieces);
+    let (pieces, len) = match stage {
+        Stage::Sampling { pieces, cut } => (pieces, cut),
+        Stage::Climbing(len) => (false, len),
+        Stage::Pilot => (has_pieces, NOT_CUT),
+    };
+    let timed = timed_as(&report.result, pieces, len);
     let kind = if pieces { Timed::Pieces } else { Timed::Units };
     watch.sampled(kind, timed.len(), report.elapsed);
     if report.finish != Finish::Complete {
@@ -350,11 +400,26 @@ pub(crate) fn sample(
         list,
         depth,
         timed: kind,
-        work: with_run_to_run(work),
+        work: with_noise(work, RUN_TO_RUN.hypot(RESIDUAL)),
         count: timed.len(),
         timed_cost: seconds * threads as f64,
         seconds,
     }))
+}
+
+/// The next stage after timings of paths cut at `len` (or units, [`NOT_CUT`]) that took
+/// `mean` seconds on average: the sample at that cut if they take [`LEAST_TIMING`] or
+/// more, or the cut is at the list's tasks already, or time is up; else a climb as many
+/// levels higher as doublings they fall short by (a level holds about twice the units of
+/// the one below).
+fn climb(len: usize, mean: f64, unit_len: usize, list_len: usize) -> Stage {
+    let at = if len == NOT_CUT { unit_len } else { len };
+    if mean >= LEAST_TIMING || at <= list_len {
+        Stage::Sampling { pieces: false, cut: len }
+    } else {
+        let levels = (LEAST_TIMING / mean.max(1e-9)).log2().ceil().max(1.0) as usize;
+        Stage::Climbing(at.saturating_sub(levels).max(list_len))
+    }
 }
 
 /// A list's strata, as the descents sample them.

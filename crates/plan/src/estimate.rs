@@ -5,50 +5,11 @@ use nqueens_core::{Problem, Task};
 use nqueens_scheduler::{Prediction, Shard, makespan, sample_first_order};
 use serde::Serialize;
 
+use crate::descent;
+use crate::options::{Options, PlanError, TaskList, Timed, Watch};
+use crate::sample::Sample;
 use crate::split::{MOST_WANTED, Sharing, depth_for};
-use crate::{Options, PlanError, TaskList, Timed, Watch, descent, whole};
-
-/// A timed sample of a task list, and what it predicts of each of its tasks.
-#[derive(Debug)]
-pub struct Sample {
-    pub(crate) list: Vec<Task>,
-    /// The split of the list.
-    pub(crate) depth: usize,
-    pub(crate) timed: Timed,
-    /// Each task's cost, in thread-seconds: its time if timed whole, else its stratum's
-    /// mean.
-    pub(crate) costs: Vec<f64>,
-    /// The whole list's work, in thread-seconds.
-    pub(crate) work: Prediction,
-    /// How many tasks, units or pieces were timed, the thread-seconds they took, and the
-    /// sample's wall time.
-    pub(crate) count: usize,
-    pub(crate) timed_cost: f64,
-    pub(crate) seconds: f64,
-}
-
-impl Sample {
-    /// What the sample timed.
-    pub fn timed(&self) -> Timed {
-        self.timed
-    }
-
-    /// The work of the list, in thread-seconds.
-    pub fn work(&self) -> Prediction {
-        self.work
-    }
-
-    /// The share of the predicted work the sample took.
-    fn share(&self) -> f64 {
-        self.timed_cost / self.work.expected.max(f64::MIN_POSITIVE)
-    }
-
-    /// The cost of each of `tasks`: the sampled list's tasks that it holds (those whose
-    /// key starts with its key).
-    fn task_costs(&self, tasks: &[Task]) -> Vec<f64> {
-        costs_by_prefix(&self.costs, &self.list, tasks)
-    }
-}
+use crate::whole;
 
 /// What a count is predicted to take, as `estimate --json` prints it.
 #[derive(Debug, Serialize)]
@@ -234,54 +195,5 @@ fn spread_like(seconds: f64, work: Prediction, fixed: f64) -> Prediction {
         expected: seconds + fixed,
         low: seconds * ratio(work.low) + fixed,
         high: seconds * ratio(work.high) + fixed,
-    }
-}
-
-/// The cost of each of `tasks`: the sum of the `costs` of the tasks of `finer` whose key
-/// starts with its key. Tasks of one list are in key order, so one pass matches them.
-fn costs_by_prefix(costs: &[f64], finer: &[Task], tasks: &[Task]) -> Vec<f64> {
-    let mut sums = vec![0.0; tasks.len()];
-    let mut at = 0;
-    for (task, cost) in finer.iter().zip(costs) {
-        while at < tasks.len() && !task.key().starts_with(tasks[at].key()) {
-            at += 1;
-        }
-        match sums.get_mut(at) {
-            Some(sum) => *sum += cost,
-            None => unreachable!("every finer task extends a task of the coarser list"),
-        }
-    }
-    sums
-}
-
-#[cfg(test)]
-mod tests {
-    use nqueens_core::{Kernel, Method};
-
-    use super::*;
-
-    #[test]
-    fn every_finer_task_falls_in_the_task_it_extends() {
-        for method in Method::ALL {
-            for n in [8, 9, 12, 13] {
-                let problem = Problem::new(n, method).unwrap().with_kernel(Kernel::Auto).unwrap();
-                let shallow = problem.depth_for(16).unwrap();
-                let coarse = problem.tasks(shallow).unwrap();
-                let fine = problem.tasks((shallow + 2).min(problem.max_depth())).unwrap();
-                // Each finer task costs its index + 1, so each sum names its tasks.
-                let costs: Vec<f64> = (1..=fine.len()).map(|i| i as f64).collect();
-                let sums = costs_by_prefix(&costs, &fine, &coarse);
-                for (task, sum) in coarse.iter().zip(&sums) {
-                    let expected: f64 = fine
-                        .iter()
-                        .zip(&costs)
-                        .filter(|(f, _)| f.key().starts_with(task.key()))
-                        .map(|(_, c)| c)
-                        .sum();
-                    assert_eq!(*sum, expected, "{method} N = {n}, {task:?}");
-                }
-                assert_eq!(sums.iter().sum::<f64>(), costs.iter().sum::<f64>());
-            }
-        }
     }
 }

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use nqueens_core::{Problem, Task};
 use nqueens_scheduler::{CostModel, Finish, Prediction, Progress, Runner, stratified_order};
 
-use crate::estimate::Sample;
-use crate::{Options, PlanError, TaskList, Timed, Watch, with_run_to_run};
+use crate::options::{Options, PlanError, TaskList, Timed, Watch};
+use crate::sample::{Sample, with_run_to_run};
 
 /// The most of the predicted work the sample may take.
 pub(crate) const SAMPLE_SHARE: f64 = 0.02;

@@ -44,9 +44,15 @@ pub(super) trait Goal: Sized {
 }
 
 /// The time a walk spent on each stretch of its work, for an estimate that charges each
-/// to the task of a count that does it once ([`crate::engine::Charge`]).
+/// to the task of a count that does it once ([`crate::engine::Charge`]). Only the stretches
+/// whose owner is not the walked key itself are timed: the north rows of its prefix, and
+/// where the key is a row set, the rest of its stretches. A task above the row sets places
+/// thousands of boards of its own, and two clock reads each cost it a quarter of its time
+/// at N = 17.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Clock {
+    /// Whether the stretches after the north rows are timed: the key is a row set.
+    pub(super) detailed: bool,
     /// Placing each half's queens of the row at each position of the order.
     pub(super) north: Vec<PerSide<Duration>>,
     /// Readying each half's north boards for the tail.
@@ -80,9 +86,15 @@ impl<'a> Count<'a> {
         Count { pair_kernel, pair_scratch, tally, clock: None }
     }
 
-    /// A count that also times each stretch of its work.
-    pub(super) fn timed(pair_kernel: &'a PairKernel) -> Count<'a> {
-        Count { clock: Some(Clock::default()), ..Count::new(pair_kernel) }
+    /// A count that also times the stretches of its work that others own, all of them if
+    /// `detailed` ([`Clock`]).
+    pub(super) fn timed(pair_kernel: &'a PairKernel, detailed: bool) -> Count<'a> {
+        Count { clock: Some(Clock { detailed, ..Clock::default() }), ..Count::new(pair_kernel) }
+    }
+
+    /// When a detailed clock's stretch starts, if it is timed.
+    fn detailed_start(&self) -> Option<Instant> {
+        self.clock.as_ref().is_some_and(|clock| clock.detailed).then(Instant::now)
     }
 }
 
@@ -291,7 +303,8 @@ impl<'a, G: Goal> Walk<'a, G> {
                 if level == 0 {
                     open &= self.first_columns[side];
                 }
-                let started = self.goal.clock().is_some().then(Instant::now);
+                let prefix = position < self.decided.len();
+                let started = (prefix && self.goal.clock().is_some()).then(Instant::now);
                 let placed =
                     self.halves[side].place(self.geometry.n, level, piece, row, open, north);
                 if let (Some(started), Some(clock)) = (started, self.goal.clock()) {
@@ -385,7 +398,7 @@ impl<'a, G: Goal> Walk<'a, G> {
 impl Goal for Count<'_> {
     fn end_north(walk: &mut Walk<'_, Self>, levels: PerSide<usize>) {
         for side in Side::BOTH {
-            let started = walk.goal.clock.is_some().then(Instant::now);
+            let started = walk.goal.detailed_start();
             let ranks = walk.geometry.transposes.as_ref().map(|transposes| (transposes, side));
             walk.halves[side].end_north(walk.geometry, levels[side], &walk.tails.0[side], ranks);
             if let (Some(started), Some(clock)) = (started, &mut walk.goal.clock) {
@@ -419,7 +432,7 @@ impl Goal for Count<'_> {
         for west_piece in west_pieces {
             for east_piece in east_pieces {
                 for (side, piece) in [(Side::West, west_piece), (Side::East, east_piece)] {
-                    let started = walk.goal.clock.is_some().then(Instant::now);
+                    let started = walk.goal.detailed_start();
                     let (table, subset) = (&tails[side], subsets[side]);
                     walk.halves[side].fill_signatures(table, subset, piece, most, rank, kernel);
                     if let (Some(started), Some(clock)) = (started, &mut walk.goal.clock) {
@@ -458,7 +471,7 @@ impl Count<'_> {
         rank: Option<LinesRank>,
     ) {
         let bits = geometry.signature_bits();
-        let started = self.clock.is_some().then(Instant::now);
+        let started = self.detailed_start();
         let (w, e) = (halves.west.stretches, halves.east.stretches);
         let west = halves.west.signatures.as_mut_slice();
         let east = halves.east.signatures.as_mut_slice();

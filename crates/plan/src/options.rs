@@ -1,0 +1,119 @@
+//! What a plan is asked for and reports to: its options, what it times, where its
+//! progress goes, the task list it plans, and why it fails.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use nqueens_core::{Problem, Task};
+use nqueens_scheduler::RunError;
+use serde::Serialize;
+
+/// How a sample is taken: on as many threads as the count would run, drawn by `seed`,
+/// stopped when `stop` is raised.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub threads: usize,
+    pub seed: u64,
+    /// Time whole units or pieces of them, whatever their size, to compare the two; by
+    /// default units where the sample's time lets it time enough of them.
+    pub timed: Option<Timed>,
+    pub stop: Arc<AtomicBool>,
+}
+
+/// What a sample timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Timed {
+    /// Whole tasks of a list.
+    Tasks,
+    /// Units below the list's tasks: the finest tasks the engine counts whole.
+    Units,
+    /// Pieces of units, finer than any task a count runs.
+    Pieces,
+}
+
+impl Timed {
+    /// What one of them is called, for people.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Timed::Tasks => "task",
+            Timed::Units => "unit",
+            Timed::Pieces => "piece",
+        }
+    }
+}
+
+/// Where a plan's progress goes: to a bar or a log, say. Called from the thread that
+/// runs the plan, between timings.
+pub trait Watch {
+    /// A sample has timed `timed` of what it times, and has done `done` (0 to 1) of what
+    /// it aims at, in `elapsed`.
+    fn sampling(&self, timed: Timed, count: usize, done: f64, elapsed: Duration);
+
+    /// The sample has ended.
+    fn sampled(&self, timed: Timed, count: usize, elapsed: Duration);
+
+    /// A check has counted `counted` of its `of` tasks in `elapsed`.
+    fn checking(&self, counted: usize, of: usize, elapsed: Duration);
+}
+
+/// A [`Watch`] that shows nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unwatched;
+
+impl Watch for Unwatched {
+    fn sampling(&self, _: Timed, _: usize, _: f64, _: Duration) {}
+    fn sampled(&self, _: Timed, _: usize, _: Duration) {}
+    fn checking(&self, _: usize, _: usize, _: Duration) {}
+}
+
+/// A task list and the split that made it.
+#[derive(Clone, Debug)]
+pub struct TaskList {
+    pub depth: usize,
+    pub tasks: Vec<Task>,
+}
+
+impl TaskList {
+    /// The tasks of `problem` split `depth` deep.
+    pub fn of(problem: &Problem, depth: usize) -> Result<TaskList, PlanError> {
+        Ok(TaskList { depth, tasks: problem.tasks(depth)? })
+    }
+}
+
+/// Why a plan failed.
+#[derive(Debug)]
+pub enum PlanError {
+    /// The engine refused a task or a setting.
+    Engine(nqueens_core::Error),
+    /// A timing's run failed.
+    Run(String),
+    /// The sample ended before anything was timed.
+    NothingTimed,
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::Engine(error) => write!(f, "{error}"),
+            PlanError::Run(error) => write!(f, "the sample failed: {error}"),
+            PlanError::NothingTimed => write!(f, "no part of the sample finished"),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+impl From<nqueens_core::Error> for PlanError {
+    fn from(error: nqueens_core::Error) -> PlanError {
+        PlanError::Engine(error)
+    }
+}
+
+impl<E: fmt::Display> From<RunError<E>> for PlanError {
+    fn from(error: RunError<E>) -> PlanError {
+        PlanError::Run(error.to_string())
+    }
+}

@@ -1,0 +1,134 @@
+//! A timed sample of a task list, what it predicts of each task, and the noise every
+//! prediction carries.
+
+use nqueens_core::Task;
+use nqueens_scheduler::{INTERVAL_WIDTH, Prediction};
+
+use crate::options::Timed;
+
+/// A timed sample of a task list, and what it predicts of each of its tasks.
+#[derive(Debug)]
+pub struct Sample {
+    pub(crate) list: Vec<Task>,
+    /// The split of the list.
+    pub(crate) depth: usize,
+    pub(crate) timed: Timed,
+    /// Each task's cost, in thread-seconds: its time if timed whole, else its stratum's
+    /// mean.
+    pub(crate) costs: Vec<f64>,
+    /// The whole list's work, in thread-seconds.
+    pub(crate) work: Prediction,
+    /// How many tasks, units or pieces were timed, the thread-seconds they took, and the
+    /// sample's wall time.
+    pub(crate) count: usize,
+    pub(crate) timed_cost: f64,
+    pub(crate) seconds: f64,
+}
+
+impl Sample {
+    /// What the sample timed.
+    pub fn timed(&self) -> Timed {
+        self.timed
+    }
+
+    /// The work of the list, in thread-seconds.
+    pub fn work(&self) -> Prediction {
+        self.work
+    }
+
+    /// The share of the predicted work the sample took.
+    pub(crate) fn share(&self) -> f64 {
+        self.timed_cost / self.work.expected.max(f64::MIN_POSITIVE)
+    }
+
+    /// The cost of each of `tasks`: the sampled list's tasks that it holds (those whose
+    /// key starts with its key).
+    pub(crate) fn task_costs(&self, tasks: &[Task]) -> Vec<f64> {
+        costs_by_prefix(&self.costs, &self.list, tasks)
+    }
+}
+
+/// Run-to-run noise of a count's time on a shared machine, as a relative standard
+/// deviation: the same count of N = 20 took 41.4 s to 44.8 s from one day to the next
+/// (docs/measurements.md). It does not average out over a count's tasks, so it widens
+/// every interval beside the sampling error.
+pub(crate) const RUN_TO_RUN: f64 = 0.06;
+
+/// `work` with the run-to-run noise of [`RUN_TO_RUN`] added to its sampling error.
+pub(crate) fn with_run_to_run(work: Prediction) -> Prediction {
+    with_noise(work, RUN_TO_RUN)
+}
+
+/// `work` with a relative standard deviation of `noise` added to its sampling error.
+pub(crate) fn with_noise(work: Prediction, noise: f64) -> Prediction {
+    let sampling = (work.high - work.expected).max(work.expected - work.low);
+    let noise = INTERVAL_WIDTH * noise * work.expected;
+    let margin = sampling.hypot(noise);
+    Prediction {
+        expected: work.expected,
+        low: (work.expected - margin).max(0.0),
+        high: work.expected + margin,
+    }
+}
+
+/// SplitMix64's step: the random numbers of a sample, from its seed.
+pub(crate) fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// A number in [0, 1) from a random word.
+pub(crate) fn unit_interval(random: u64) -> f64 {
+    (random >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The cost of each of `tasks`: the sum of the `costs` of the tasks of `finer` whose key
+/// starts with its key. Tasks of one list are in key order, so one pass matches them.
+pub(crate) fn costs_by_prefix(costs: &[f64], finer: &[Task], tasks: &[Task]) -> Vec<f64> {
+    let mut sums = vec![0.0; tasks.len()];
+    let mut at = 0;
+    for (task, cost) in finer.iter().zip(costs) {
+        while at < tasks.len() && !task.key().starts_with(tasks[at].key()) {
+            at += 1;
+        }
+        match sums.get_mut(at) {
+            Some(sum) => *sum += cost,
+            None => unreachable!("every finer task extends a task of the coarser list"),
+        }
+    }
+    sums
+}
+
+#[cfg(test)]
+mod tests {
+    use nqueens_core::{Kernel, Method, Problem};
+
+    use super::*;
+
+    #[test]
+    fn every_finer_task_falls_in_the_task_it_extends() {
+        for method in Method::ALL {
+            for n in [8, 9, 12, 13] {
+                let problem = Problem::new(n, method).unwrap().with_kernel(Kernel::Auto).unwrap();
+                let shallow = problem.depth_for(16).unwrap();
+                let coarse = problem.tasks(shallow).unwrap();
+                let fine = problem.tasks((shallow + 2).min(problem.max_depth())).unwrap();
+                // Each finer task costs its index + 1, so each sum names its tasks.
+                let costs: Vec<f64> = (1..=fine.len()).map(|i| i as f64).collect();
+                let sums = costs_by_prefix(&costs, &fine, &coarse);
+                for (task, sum) in coarse.iter().zip(&sums) {
+                    let expected: f64 = fine
+                        .iter()
+                        .zip(&costs)
+                        .filter(|(f, _)| f.key().starts_with(task.key()))
+                        .map(|(_, c)| c)
+                        .sum();
+                    assert_eq!(*sum, expected, "{method} N = {n}, {task:?}");
+                }
+                assert_eq!(sums.iter().sum::<f64>(), costs.iter().sum::<f64>());
+            }
+        }
+    }
+}
