@@ -161,10 +161,9 @@ impl Plan {
         let check = if checked == 0 {
             None
         } else {
-            let depth = check_depth(&problem, sample.work().expected, depth)?;
+            let depth = check_depth(&problem, &sample, depth)?;
             let list = TaskList::of(&problem, depth)?;
-            let timed = if sample.timed() == Timed::Pieces { Timed::Pieces } else { Timed::Units };
-            nqueens_plan::check(&problem, &list, checked, timed, &options, &watch)?
+            nqueens_plan::check(&problem, &list, checked, &sample, &options, &watch)?
         };
         let corrected_core_hours = check.as_ref().map(|check| {
             let work = sample.work();

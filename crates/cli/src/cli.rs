@@ -468,12 +468,13 @@ pub(crate) struct EstimateArgs {
     #[arg(long, value_name = "C", value_hint = ValueHint::Other, allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) cores: Option<NonZeroUsize>,
 
-    /// Time whole units or pieces of them, whatever their size.
+    /// Time units or pieces of them, whatever their size.
     ///
     /// Where a count's tasks are too large to time, the sample times random units below
-    /// them (the finest tasks a count runs whole: for the join, one row set), or pieces of
-    /// units where units are too large for the sample's time [default: units where enough
-    /// of them fit in the sample's time, else pieces].
+    /// them (the finest tasks a count runs whole: for the join, one row set; where units
+    /// take under 20 ms, the tasks above them that take longer), or pieces of units where
+    /// units are too large for the sample's time [default: units where enough of them fit
+    /// in the sample's time, else pieces].
     #[arg(long, value_name = "WHAT", value_enum)]
     pub(crate) sample: Option<SampleChoice>,
 

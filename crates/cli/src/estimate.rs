@@ -49,6 +49,13 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(depth) = args.depth {
         spec::check_depth(&problem, depth)?;
+        let own = count.identity.depth;
+        if depth < own {
+            return Err(usage!(
+                "--depth {depth} is shallower than the count's depth {own}: a check counts the \
+                 count's tasks or finer ones"
+            ));
+        }
     }
     // A count builds its task list and checks its memory before its first task.
     let setup_s = started.elapsed().as_secs_f64();
@@ -93,11 +100,10 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         Some(tasks) => {
             let depth = match args.depth {
                 Some(depth) => depth,
-                None => check_depth(&problem, sample.work().expected, list.depth)?,
+                None => check_depth(&problem, &sample, list.depth)?,
             };
             let checked = TaskList::of(&problem, depth)?;
-            let timed = if sample.timed() == Timed::Pieces { Timed::Pieces } else { Timed::Units };
-            let found = nqueens_plan::check(&problem, &checked, tasks, timed, &options, &watch)?;
+            let found = nqueens_plan::check(&problem, &checked, tasks, &sample, &options, &watch)?;
             let Some(found) = found else { return Ok(stopped(&signals)) };
             Some(found)
         }
@@ -146,9 +152,10 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
 fn refuse_unchecked(problem: &Problem, tasks: &[nqueens_core::Task]) -> anyhow::Result<()> {
     match tasks.first() {
         Some(task) if problem.children(task)?.is_empty() => Err(usage!(
-            "--check needs a method whose estimate times units below the count's tasks (join); \
-             the {} method's estimate already times whole tasks",
-            problem.method()
+            "--check needs tasks with finer tasks below them to predict them by (the join's \
+             above its row sets); the {} method's estimate of N = {} times whole tasks already",
+            problem.method(),
+            problem.n()
         )),
         _ => Ok(()),
     }

@@ -3,7 +3,7 @@
 //! would; the ratio of the counted time to the predicted says how far to trust the plan,
 //! and corrects it.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use nqueens_core::{Charge, Problem, Task};
 use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Runner, stratified_order};
@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::descent::Path;
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
-use crate::sample::mix;
+use crate::sample::{Sample, mix};
 
 /// Descents below each checked task for its prediction: its units differ, so one is no
 /// prediction, and the count of the task is what takes the time.
@@ -68,10 +68,17 @@ impl Check {
     }
 }
 
-/// The split whose tasks take at most [`MOST_CHECKED_TASK_SECONDS`] each, on average, in
-/// a count whose work is `work` thread-seconds: at least `depth`, at most the deepest.
-pub fn check_depth(problem: &Problem, work: f64, depth: usize) -> Result<usize, PlanError> {
-    let wanted = (work / MOST_CHECKED_TASK_SECONDS).ceil().min(crate::MOST_WANTED as f64);
+/// The split a check draws its tasks from, for a count split `depth` deep whose estimate
+/// took `sample`: where it timed pieces, the
+/// units (the finest tasks a count runs whole, which is what the pieces predict); else
+/// the list whose tasks take at most [`MOST_CHECKED_TASK_SECONDS`] each on average, at
+/// least `depth` deep.
+pub fn check_depth(problem: &Problem, sample: &Sample, depth: usize) -> Result<usize, PlanError> {
+    if sample.timed == Timed::Pieces {
+        return Ok(problem.max_depth());
+    }
+    let work = sample.work.expected;
+    let wanted = (work / MOST_CHECKED_TASK_SECONDS).ceil().min(crate::split::MOST_WANTED as f64);
     Ok(problem.depth_for(wanted as usize)?.max(depth))
 }
 
@@ -94,15 +101,19 @@ enum Finding {
 }
 
 /// Checks `count` tasks drawn at random from `list`, each predicted from descents that
-/// time `timed` (units, or pieces of them) and counted whole; `None` if stopped.
+/// time what `sample` timed (units, the tasks above them, or pieces) and counted whole;
+/// `None` if stopped.
 pub fn check(
     problem: &Problem,
     list: &TaskList,
     count: usize,
-    timed: Timed,
+    sample: &Sample,
     options: &Options,
     watch: &dyn Watch,
 ) -> Result<Option<Check>, PlanError> {
+    if list.tasks.is_empty() {
+        return Err(PlanError::NothingToCheck);
+    }
     let started = Instant::now();
     let indices: Vec<usize> = (0..list.tasks.len()).collect();
     let strata = count.clamp(1, list.tasks.len().max(1));
@@ -115,10 +126,11 @@ pub fn check(
         let task = &list.tasks[index];
         for draw in 0..DESCENTS_PER_TASK {
             let mut random = mix(options.seed ^ mix((checked * DESCENTS_PER_TASK + draw) as u64));
-            let mut path = Path::at(task).down_to_unit(problem, &mut random)?;
-            if timed == Timed::Pieces {
-                path = path.down_to_piece(problem, &mut random)?;
-            }
+            let unit = Path::at(task).down_to_unit(problem, &mut random)?;
+            let path = match sample.timed {
+                Timed::Pieces => unit.down_to_piece(problem, &mut random)?,
+                _ => unit.cut_at(sample.cut),
+            };
             items.push(Item::Descent { checked, path });
         }
     }
@@ -156,10 +168,10 @@ pub fn check(
         let counted = progress.done.saturating_sub(descents);
         watch.checking(counted, chosen.len(), progress.session);
     })?;
-    watch.checking(chosen.len(), chosen.len(), report.elapsed);
     if report.finish != Finish::Complete {
         return Ok(None);
     }
+    watch.checking(chosen.len(), chosen.len(), report.elapsed);
     let mut tasks: Vec<CheckedTask> = (chosen.iter())
         .map(|&index| CheckedTask {
             index,
@@ -176,29 +188,30 @@ pub fn check(
             Finding::Whole { seconds, total } => (task.counted_s, task.total) = (seconds, total),
         }
     }
-    let (ratio, ratio_low, ratio_high) = ratio_of(&tasks);
+    let (ratio, ratio_low, ratio_high) = ratio_of(&tasks).ok_or(PlanError::NothingToCheck)?;
     Ok(Some(Check {
         depth: list.depth,
         list_tasks: list.tasks.len(),
-        timed,
+        timed: sample.timed,
         predicted_s: tasks.iter().map(|t| t.predicted_s).sum(),
         counted_s: tasks.iter().map(|t| t.counted_s).sum(),
         tasks,
         ratio,
         ratio_low,
         ratio_high,
-        check_s: started.elapsed().as_secs_f64().max(Duration::ZERO.as_secs_f64()),
+        check_s: started.elapsed().as_secs_f64(),
     }))
 }
 
 /// The ratio of the counted to the predicted sums, and its interval: the ratio estimator's
 /// standard error, from how far each task's count strays from its prediction times the
 /// ratio. One task gives no spread: its interval is the ratio's own size either way.
-fn ratio_of(tasks: &[CheckedTask]) -> (f64, f64, f64) {
+/// `None` where the tasks were predicted to take no time.
+fn ratio_of(tasks: &[CheckedTask]) -> Option<(f64, f64, f64)> {
     let predicted: f64 = tasks.iter().map(|t| t.predicted_s).sum();
     let counted: f64 = tasks.iter().map(|t| t.counted_s).sum();
     if predicted <= 0.0 {
-        return (f64::NAN, 0.0, f64::INFINITY);
+        return None;
     }
     let ratio = counted / predicted;
     let k = tasks.len() as f64;
@@ -211,7 +224,7 @@ fn ratio_of(tasks: &[CheckedTask]) -> (f64, f64, f64) {
         (strays / (k - 1.0) / k).sqrt() / mean_predicted
     };
     let margin = INTERVAL_WIDTH * error;
-    (ratio, (ratio - margin).max(0.0), ratio + margin)
+    Some((ratio, (ratio - margin).max(0.0), ratio + margin))
 }
 
 #[cfg(test)]
@@ -225,11 +238,12 @@ mod tests {
     #[test]
     fn the_ratio_is_of_the_sums_and_narrows_as_tasks_agree() {
         let agreeing = [task(1.0, 1.1), task(2.0, 2.2), task(4.0, 4.4)];
-        let (ratio, low, high) = ratio_of(&agreeing);
+        let (ratio, low, high) = ratio_of(&agreeing).unwrap();
         assert!((ratio - 1.1).abs() < 1e-12 && (high - low) < 1e-9);
         let straying = [task(1.0, 2.0), task(2.0, 1.0), task(4.0, 5.0)];
-        let (ratio, low, high) = ratio_of(&straying);
+        let (ratio, low, high) = ratio_of(&straying).unwrap();
         assert!((ratio - 8.0 / 7.0).abs() < 1e-12);
         assert!(low < ratio && ratio < high && high - low > 0.5, "{low} {high}");
+        assert_eq!(ratio_of(&[task(0.0, 1.0)]), None);
     }
 }

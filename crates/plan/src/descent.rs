@@ -12,7 +12,7 @@ use nqueens_core::{Charge, Problem, Task};
 use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, stratified_order};
 
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
-use crate::sample::{RUN_TO_RUN, Sample, mix, unit_interval, with_noise};
+use crate::sample::{NOT_CUT, RUN_TO_RUN, Sample, mix, unit_interval, with_noise};
 use crate::whole::WARM_UP_PER_THREAD;
 
 /// The longest the descents may run.
@@ -48,9 +48,6 @@ const MOST_STRATA: usize = 64;
 /// needs two.
 const LEAST_PER_STRATUM: usize = 4;
 
-/// Draws per stratum in a block of the sample served in list order.
-const DRAWS_PER_STRATUM_BLOCK: usize = 4;
-
 /// Pieces timed per thread before the sample chooses between units and pieces.
 const PILOT_PER_THREAD: usize = 4;
 
@@ -79,15 +76,15 @@ impl Keyed for Task {
 pub(crate) struct Path<T = Task> {
     pub(crate) task: T,
     weights: Vec<f64>,
-    /// The tasks the descent to a unit passed through from where it started, each with
-    /// the units below it.
-    passed: Vec<(T, f64)>,
+    /// The tasks the descent passed through, from where it started.
+    passed: Vec<T>,
 }
 
 impl<T: Keyed> Path<T> {
     /// The path that starts, and ends, at `task`.
     pub(crate) fn at(task: &T) -> Path<T> {
-        Path { task: task.clone(), weights: vec![1.0; task.key_len() + 1], passed: Vec::new() }
+        let passed = vec![task.clone()];
+        Path { task: task.clone(), weights: vec![1.0; task.key_len() + 1], passed }
     }
 
     /// How many like it there are below the task the descent started from.
@@ -98,6 +95,8 @@ impl<T: Keyed> Path<T> {
     /// What the timing of the path's task with these `charges` says the task the descent
     /// started from costs: each charge as many times as its owner has like it.
     pub(crate) fn cost(&self, charges: &[Charge]) -> f64 {
+        // An owner is the measured task or one of its ancestors; the engine may name
+        // owners below a task cut short above them, which is their owner in its stead.
         let weight = |owner: usize| self.weights[owner.min(self.weights.len() - 1)];
         charges.iter().map(|c| c.seconds * c.alike * weight(c.owner)).sum()
     }
@@ -129,21 +128,22 @@ impl<T: Keyed> Path<T> {
             let weight = self.weight() * all / sizes[chosen];
             self.task = tasks[chosen].clone();
             self.weights.resize(self.task.key_len() + 1, weight);
-            self.passed.push((self.task.clone(), sizes[chosen]));
+            self.passed.push(self.task.clone());
         }
     }
-}
 
-impl<T: Keyed> Path<T> {
     /// The path cut short at the task it passed through whose key is `len` bytes long,
     /// which is then timed whole, its units with it; the path as it is where it ends
     /// above that. The cut depends on the path's length alone, not on what its timing
     /// shows, so the estimate stays unbiased.
     pub(crate) fn cut_at(&self, len: usize) -> Path<T> {
-        let at = self.passed.iter().rposition(|(task, _)| task.key_len() <= len);
+        if len >= self.task.key_len() {
+            return self.clone();
+        }
+        let at = self.passed.iter().rposition(|task| task.key_len() <= len);
         match at {
-            Some(at) if self.passed[at].0.key_len() < self.task.key_len() => {
-                let task = self.passed[at].0.clone();
+            Some(at) if self.passed[at].key_len() < self.task.key_len() => {
+                let task = self.passed[at].clone();
                 let weights = self.weights[..=task.key_len()].to_vec();
                 Path { task, weights, passed: self.passed[..=at].to_vec() }
             }
@@ -158,11 +158,10 @@ impl Path<Task> {
     /// uniform choice reached the units of N = 28 with chances a thousand times apart,
     /// and a few draws then decided the estimate).
     pub(crate) fn down_to_unit(
-        mut self,
+        self,
         problem: &Problem,
         random: &mut u64,
     ) -> Result<Path, PlanError> {
-        self.passed.push((self.task.clone(), problem.units_below(&self.task)?));
         Ok(self.descend(random, |t| problem.children(t), |t| problem.units_below(t))?)
     }
 
@@ -202,21 +201,20 @@ fn draw(problem: &Problem, list: &[Task], count: usize, seed: u64) -> Result<Vec
         }
         round += 1;
     }
-    // Each block is served in list order, so that the draws below one task follow each
-    // other and share the tables the engine builds per split, as the count's tasks do.
-    for block in draws.chunks_mut(DRAWS_PER_STRATUM_BLOCK * strata) {
-        block.sort_by_key(|draw| draw.index);
-    }
     Ok(draws)
 }
 
-/// What the runner returns for each timing: the draw, whether of its piece, the key
-/// length its unit's path was cut at ([`NOT_CUT`] if not), the seconds the timing took,
-/// and its cost.
-type Timings = Vec<(usize, bool, usize, f64, f64)>;
-
-/// The cut of a path that is not cut.
-const NOT_CUT: usize = usize::MAX;
+/// What the runner returns for a timing.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+struct Timing {
+    /// The draw, or `usize::MAX` for a warm-up.
+    draw: usize,
+    /// Whether it timed the draw's piece, else its unit's path cut at `cut`.
+    piece: bool,
+    cut: usize,
+    seconds: f64,
+    cost: f64,
+}
 
 /// The least time a timing should take. A unit timed alone pays what a count pays once
 /// for many (setting up its walk, the first touch of its lists, cold caches): at N = 17,
@@ -233,8 +231,10 @@ enum Stage {
     Pilot,
     /// Timing a few of the paths cut at this key length, to see if they take long enough.
     Climbing(usize),
-    /// The sample proper: pieces, or units' paths cut at this key length.
-    Sampling { pieces: bool, cut: usize },
+    /// The sample proper: pieces, or units' paths cut at `cut`, of the draws from `from`
+    /// on (those whose timings chose the cut are left out, so that the cut does not hang
+    /// on the timings it is judged by).
+    Sampling { pieces: bool, cut: usize, from: usize },
 }
 
 /// Times descents into `listed` until their estimate is precise enough or their time is
@@ -271,40 +271,47 @@ pub(crate) fn sample(
     let cut_now = Arc::clone(&cut);
     let runner = Runner::new(
         items,
-        move |(at, is_piece, path): &(usize, bool, Path)| {
-            let len = if *is_piece { NOT_CUT } else { cut_now.load(Ordering::Relaxed) };
-            let path = if len == NOT_CUT { path.clone() } else { path.cut_at(len) };
+        move |(draw, piece, path): &(usize, bool, Path)| {
+            let cut = if *piece { NOT_CUT } else { cut_now.load(Ordering::Relaxed) };
+            let path = path.cut_at(cut);
             solver.prepare(&path.task)?;
             let started = Instant::now();
             let charges = solver.measure(&path.task)?;
             let seconds = started.elapsed().as_secs_f64();
             let cost = path.cost(&charges);
-            Ok::<_, nqueens_core::Error>(vec![(*at, *is_piece, len, seconds, cost)])
+            let timing = Timing { draw: *draw, piece: *piece, cut, seconds, cost };
+            Ok::<_, nqueens_core::Error>(vec![timing])
         },
-        |a: &Timings, b: &Timings| Ok(a.iter().chain(b).copied().collect()),
+        |a: &Vec<Timing>, b: &Vec<Timing>| Ok(a.iter().chain(b).copied().collect()),
         Vec::new(),
     )
     .threads(threads)
     .stop_flag(options.stop.clone());
-    // The timings of pieces, or of units' paths cut at `len`: (list index, seconds, cost).
-    let timed_as = |results: &Timings, pieces: bool, len: usize| -> Vec<(usize, f64, f64)> {
+    // The timings of pieces, or of units' paths cut at `cut`, of the draws from `from` on:
+    // (list index, seconds, cost).
+    let timed_as = |results: &[Timing], pieces: bool, cut: usize, from: usize| {
         (results.iter())
-            .filter(|r| r.0 < draws.len() && r.1 == pieces && (pieces || r.2 == len))
-            .map(|&(at, _, _, seconds, cost)| (draws[at].index, seconds, cost))
-            .collect()
+            .filter(|t| (from..draws.len()).contains(&t.draw) && t.piece == pieces)
+            .filter(|t| pieces || t.cut == cut)
+            .map(|t| (draws[t.draw].index, t.seconds, t.cost))
+            .collect::<Vec<(usize, f64, f64)>>()
     };
     let strata = Strata::of(list.len());
     let least = LEAST_PER_STRATUM * strata.sizes.len();
-    // Small batches, so that the time limit is kept however long a timing takes; the
-    // draws are already in list order within blocks.
+    // Small batches, so that the time limit is kept however long a timing takes.
     let batch = 2 * threads;
     let pilot_size = (PILOT_PER_THREAD * threads).min(draws.len());
     let (mut warmed, mut next) = (false, 0);
     let mut stage = match options.timed {
-        Some(Timed::Pieces) if has_pieces => Stage::Sampling { pieces: true, cut: NOT_CUT },
+        Some(Timed::Pieces) if has_pieces => {
+            Stage::Sampling { pieces: true, cut: NOT_CUT, from: 0 }
+        }
         _ => Stage::Pilot,
     };
-    let feed = |progress: &Progress<'_, Timings>| {
+    // The highest level of the climb whose timings are in, where the sample settles if
+    // its time runs out before the climb ends.
+    let mut climbed = NOT_CUT;
+    let feed = |progress: &Progress<'_, Vec<Timing>>| {
         if !warmed {
             warmed = true;
             return Ok(warm_up_items.clone().collect());
@@ -319,9 +326,7 @@ pub(crate) fn sample(
             handed
         };
         if stage == Stage::Pilot {
-            let pilot: Vec<&(usize, bool, usize, f64, f64)> = (progress.partial.iter())
-                .filter(|r| r.0 < draws.len() && r.1 == has_pieces && r.2 == NOT_CUT)
-                .collect();
+            let pilot = timed_as(progress.partial, has_pieces, NOT_CUT, 0);
             // The pilot goes on until enough of it is timed: an empty batch would end
             // the run.
             if pilot.len() < pilot_size && time_left {
@@ -329,39 +334,50 @@ pub(crate) fn sample(
             }
             // A unit takes at most the time of all its pieces: each builds its own share
             // of the unit's work and repeats some of the rest.
-            let unit_of =
-                |d: &Draw| if has_pieces { d.piece.weight() / d.unit.weight() } else { 1.0 };
-            let per_unit = pilot.iter().map(|r| r.3 * unit_of(&draws[r.0])).sum::<f64>()
+            let pieces_of = |draw: &Draw| draw.piece.weight() / draw.unit.weight();
+            let per_unit = (progress.partial.iter())
+                .filter(|t| t.draw < draws.len() && t.piece == has_pieces)
+                .map(|t| t.seconds * if has_pieces { pieces_of(&draws[t.draw]) } else { 1.0 })
+                .sum::<f64>()
                 / pilot.len().max(1) as f64;
             let units_take = per_unit * least as f64 / threads as f64;
             let pieces = has_pieces
                 && options.timed != Some(Timed::Units)
                 && (pilot.is_empty() || units_take > MOST_DESCENT_TIME.as_secs_f64());
             stage = match (pieces, has_pieces) {
-                (true, _) => Stage::Sampling { pieces: true, cut: NOT_CUT },
-                // Units from the start, in place of the pilot's pieces.
-                (false, true) => {
-                    next = 0;
-                    Stage::Climbing(NOT_CUT)
-                }
+                (true, _) => Stage::Sampling { pieces: true, cut: NOT_CUT, from: next },
+                (false, true) => Stage::Climbing(NOT_CUT),
                 // The pilot timed units: it is the first level of the climb.
-                (false, false) => climb(NOT_CUT, per_unit, unit_len, list_len),
+                (false, false) => {
+                    climbed = NOT_CUT;
+                    climb(NOT_CUT, per_unit, unit_len, list_len, next)
+                }
             };
         }
         while let Stage::Climbing(len) = stage {
             cut.store(len, Ordering::Relaxed);
-            let level = timed_as(progress.partial, false, len);
+            let level = timed_as(progress.partial, false, len, 0);
             if level.len() < pilot_size && time_left {
                 return Ok(hand(false, &mut next));
             }
-            let mean = level.iter().map(|t| t.1).sum::<f64>() / level.len().max(1) as f64;
-            stage = climb(len, mean, unit_len, list_len);
+            if level.is_empty() {
+                // Time ran out before this level's first timing: the one below serves.
+                stage = Stage::Sampling { pieces: false, cut: climbed, from: 0 };
+                break;
+            }
+            climbed = len;
+            let mean = level.iter().map(|t| t.1).sum::<f64>() / level.len() as f64;
+            stage = if time_left {
+                climb(len, mean, unit_len, list_len, next)
+            } else {
+                Stage::Sampling { pieces: false, cut: len, from: 0 }
+            };
         }
-        let Stage::Sampling { pieces, cut: len } = stage else {
+        let Stage::Sampling { pieces, cut: len, from } = stage else {
             unreachable!("the pilot and the climb end in the sample");
         };
-        let timed = timed_as(progress.partial, pieces, len);
-        let kind = if pieces { Timed::Pieces } else { Timed::Units };
+        cut.store(len, Ordering::Relaxed);
+        let timed = timed_as(progress.partial, pieces, len, from);
         let (precision, share) = (timed.len() >= least)
             .then(|| strata.estimate(&timed))
             .flatten()
@@ -375,20 +391,20 @@ pub(crate) fn sample(
             .max(ENOUGH_PRECISION / precision)
             .max(if precision <= AFFORDABLE_PRECISION { share / AFFORDABLE_SHARE } else { 0.0 })
             .min(1.0);
-        watch.sampling(kind, timed.len(), done, session);
+        watch.sampling(kind_of(pieces, len), timed.len(), done, session);
         if precision <= ENOUGH_PRECISION || affordable || !time_left {
             return Ok(Vec::new());
         }
         Ok(hand(pieces, &mut next))
     };
     let report = runner.run_fed(feed, |_| {})?;
-    let (pieces, len) = match stage {
-        Stage::Sampling { pieces, cut } => (pieces, cut),
-        Stage::Climbing(len) => (false, len),
-        Stage::Pilot => (has_pieces, NOT_CUT),
+    let (pieces, len, from) = match stage {
+        Stage::Sampling { pieces, cut, from } => (pieces, cut, from),
+        Stage::Climbing(len) => (false, len, 0),
+        Stage::Pilot => (has_pieces, NOT_CUT, 0),
     };
-    let timed = timed_as(&report.result, pieces, len);
-    let kind = if pieces { Timed::Pieces } else { Timed::Units };
+    let timed = timed_as(&report.result, pieces, len, from);
+    let kind = kind_of(pieces, len);
     watch.sampled(kind, timed.len(), report.elapsed);
     if report.finish != Finish::Complete {
         return Ok(None);
@@ -400,6 +416,7 @@ pub(crate) fn sample(
         list,
         depth,
         timed: kind,
+        cut: len,
         work: with_noise(work, RUN_TO_RUN.hypot(RESIDUAL)),
         count: timed.len(),
         timed_cost: seconds * threads as f64,
@@ -407,18 +424,27 @@ pub(crate) fn sample(
     }))
 }
 
+/// What a sample of pieces, or of units' paths cut at `cut`, timed.
+fn kind_of(pieces: bool, cut: usize) -> Timed {
+    match (pieces, cut) {
+        (true, _) => Timed::Pieces,
+        (false, NOT_CUT) => Timed::Units,
+        (false, _) => Timed::Finer,
+    }
+}
+
 /// The next stage after timings of paths cut at `len` (or units, [`NOT_CUT`]) that took
-/// `mean` seconds on average: the sample at that cut if they take [`LEAST_TIMING`] or
-/// more, or the cut is at the list's tasks already, or time is up; else a climb as many
-/// levels higher as doublings they fall short by (a level holds about twice the units of
-/// the one below).
-fn climb(len: usize, mean: f64, unit_len: usize, list_len: usize) -> Stage {
+/// `mean` seconds on average, the sample going on from draw `next`: the sample at that
+/// cut if they take [`LEAST_TIMING`] or more, or the cut is at the list's tasks already;
+/// else a climb one level higher. Levels near the list hold many times the units of the
+/// one below, so a climb of as many levels as the timings fell short by doublings
+/// overshot: N = 20 then timed tasks of 80 ms, and its sample took 47 s.
+fn climb(len: usize, mean: f64, unit_len: usize, list_len: usize, next: usize) -> Stage {
     let at = if len == NOT_CUT { unit_len } else { len };
     if mean >= LEAST_TIMING || at <= list_len {
-        Stage::Sampling { pieces: false, cut: len }
+        Stage::Sampling { pieces: false, cut: len, from: next }
     } else {
-        let levels = (LEAST_TIMING / mean.max(1e-9)).log2().ceil().max(1.0) as usize;
-        Stage::Climbing(at.saturating_sub(levels).max(list_len))
+        Stage::Climbing(at - 1)
     }
 }
 
@@ -581,6 +607,7 @@ mod tests {
             let weight = next.weight() / share;
             next.task = task;
             next.weights.resize(next.task.key_len() + 1, weight);
+            next.passed.push(next.task.clone());
             every_path(next, chance * share, finer, size, into);
         }
     }
@@ -602,6 +629,41 @@ mod tests {
         let expected: f64 =
             uniform.iter().map(|(path, chance)| chance * path.cost(&charges(&path.task))).sum();
         assert!((expected / exact - 1.0).abs() < 1e-12, "{expected} against {exact}");
+    }
+
+    /// Paths cut short at one key length time the tasks there whole: each charges its
+    /// own work and its units' (their charges, as a walk of the task would clock them),
+    /// and the estimate is still the tree's work.
+    #[test]
+    fn paths_cut_short_are_an_unbiased_estimate_of_the_whole_tree() {
+        let root = Key(Vec::new());
+        let finer = |k: &Key| children(k).unwrap();
+        let size = |k: &Key| units_below(k).unwrap();
+        let mut paths = Vec::new();
+        every_path(Path::at(&root), 1.0, &finer, &size, &mut paths);
+        // A task timed whole: its ancestors' work, then all of its subtree's as its own.
+        let whole = |key: &Key| {
+            let len = key.0.len();
+            let mut charges: Vec<Charge> = (0..len)
+                .map(|at| Charge { seconds: work(&key.0[..at]), owner: at, alike: 1.0 })
+                .collect();
+            charges.push(Charge { seconds: exact(key), owner: len, alike: 1.0 });
+            charges
+        };
+        for len in 0..=DEPTH {
+            let expected: f64 = (paths.iter())
+                .map(|(path, chance)| {
+                    let cut = path.cut_at(len);
+                    assert_eq!(cut.task.0.len(), len);
+                    chance * cut.cost(&whole(&cut.task))
+                })
+                .sum();
+            let exact = exact(&root);
+            assert!(
+                (expected / exact - 1.0).abs() < 1e-12,
+                "cut at {len}: {expected} against {exact}"
+            );
+        }
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub enum Timed {
     Tasks,
     /// Units below the list's tasks: the finest tasks the engine counts whole.
     Units,
+    /// Tasks between the list's and the units, each timed whole with its units: where
+    /// units take too little time to time alone.
+    Finer,
     /// Pieces of units, finer than any task a count runs.
     Pieces,
 }
@@ -40,6 +43,7 @@ impl Timed {
         match self {
             Timed::Tasks => "task",
             Timed::Units => "unit",
+            Timed::Finer => "finer task",
             Timed::Pieces => "piece",
         }
     }
@@ -92,6 +96,8 @@ pub enum PlanError {
     Run(String),
     /// The sample ended before anything was timed.
     NothingTimed,
+    /// A check found no task to count, or tasks predicted to take no time.
+    NothingToCheck,
 }
 
 impl fmt::Display for PlanError {
@@ -100,6 +106,9 @@ impl fmt::Display for PlanError {
             PlanError::Engine(error) => write!(f, "{error}"),
             PlanError::Run(error) => write!(f, "the sample failed: {error}"),
             PlanError::NothingTimed => write!(f, "no part of the sample finished"),
+            PlanError::NothingToCheck => {
+                write!(f, "nothing to check: no task of the list is predicted to take any time")
+            }
         }
     }
 }

@@ -6,6 +6,9 @@ use nqueens_scheduler::{INTERVAL_WIDTH, Prediction};
 
 use crate::options::Timed;
 
+/// The cut of a path that is not cut: its units are timed alone.
+pub(crate) const NOT_CUT: usize = usize::MAX;
+
 /// A timed sample of a task list, and what it predicts of each of its tasks.
 #[derive(Debug)]
 pub struct Sample {
@@ -13,6 +16,9 @@ pub struct Sample {
     /// The split of the list.
     pub(crate) depth: usize,
     pub(crate) timed: Timed,
+    /// Where units were timed with the tasks above them, the length of those tasks' keys
+    /// ([`NOT_CUT`] if not).
+    pub(crate) cut: usize,
     /// Each task's cost, in thread-seconds: its time if timed whole, else its stratum's
     /// mean.
     pub(crate) costs: Vec<f64>,

@@ -8,7 +8,7 @@ use nqueens_core::{Problem, Task};
 use nqueens_scheduler::{CostModel, Finish, Prediction, Progress, Runner, stratified_order};
 
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
-use crate::sample::{Sample, with_run_to_run};
+use crate::sample::{NOT_CUT, Sample, with_run_to_run};
 
 /// The most of the predicted work the sample may take.
 pub(crate) const SAMPLE_SHARE: f64 = 0.02;
@@ -50,6 +50,7 @@ pub(crate) fn sample(
             list,
             depth,
             timed: Timed::Tasks,
+            cut: NOT_CUT,
             costs: Vec::new(),
             work,
             count: 0,
@@ -71,6 +72,7 @@ pub(crate) fn sample(
     Ok(Some(Sample {
         depth,
         timed: Timed::Tasks,
+        cut: NOT_CUT,
         list,
         costs,
         work,

@@ -97,23 +97,22 @@ impl Join {
         Ok(Join { geometry, pair_kernel, budget, tails })
     }
 
-    /// Counts the solutions below one task's key, or `None` if the key is not a task of
-    /// this board.
+    /// Counts the solutions below one task's key, or a piece's, or `None` if the key is
+    /// neither a task nor a piece of this board.
     fn solve_key(&self, bytes: &[u8]) -> Option<JoinCount> {
-        self.walk_key(bytes, Count::new(&self.pair_kernel)).map(|(count, _)| count.tally)
-    }
-
-    /// Walks the key `bytes` with `count`, and returns it with the key read; `None` if
-    /// the key is neither a task nor a piece of one.
-    fn walk_key<'a>(&'a self, bytes: &[u8], count: Count<'a>) -> Option<(Count<'a>, Key)> {
-        let key = self.geometry.key(bytes)?;
-        if key.first_columns != PerSide::default() && !self.has_pieces(&key) {
-            return None;
-        }
+        let key = self.piece_or_task(bytes)?;
         let tails = self.tails_of(&key.split);
+        let count = Count::new(&self.pair_kernel);
         let mut walk = Walk::new(&self.geometry, &self.budget, &key, &tails, count);
         walk.run();
-        Some((walk.goal, key))
+        Some(walk.goal.tally)
+    }
+
+    /// The key `bytes` reads as, if it is a task or a piece of this board.
+    fn piece_or_task(&self, bytes: &[u8]) -> Option<Key> {
+        let key = self.geometry.key(bytes)?;
+        let cut = key.first_columns != PerSide::default();
+        (!cut || self.has_pieces(&key)).then_some(key)
     }
 
     /// What each stretch of a walk of `key` (`bytes`) timed by `clock` charges: a half's
@@ -123,7 +122,8 @@ impl Join {
     /// stands in one of `k` columns built one of `k` like shares of that half's boards,
     /// which partition by that column. The rest of the walk's `total` (choosing each row
     /// set's tail rows, cutting its boards into runs, setting the walk up) is charged to
-    /// the key: untimed, it made whole tasks at N = 17 look 15% cheaper than they are.
+    /// the key, or for a piece to its row set, which sets its walk up once: uncharged, it
+    /// made whole tasks at N = 17 look 15% cheaper than they are.
     fn charges(&self, bytes: &[u8], key: &Key, clock: &Clock, total: Duration) -> Vec<Charge> {
         let chosen = |side: Side| usize::from(key.first_columns[side].is_some());
         let row_set = bytes.len() - chosen(Side::West) - chosen(Side::East);
@@ -149,7 +149,8 @@ impl Join {
         charge(clock.pairs, bytes.len(), 1.0);
         let timed = charges.iter().map(|c| c.seconds).sum::<f64>();
         let rest = (total.as_secs_f64() - timed).max(0.0);
-        charges.push(Charge { seconds: rest, owner: bytes.len(), alike: 1.0 });
+        // A piece sets up the whole walk of its row set again: the row set's, once.
+        charges.push(Charge { seconds: rest, owner: row_set, alike: 1.0 });
         charges
     }
 
@@ -284,16 +285,15 @@ impl Engine for Join {
     /// ([`Join::charges`]).
     fn measure(&self, task: &Task) -> Result<Vec<Charge>, Error> {
         let bytes = task.key_for(self)?;
-        let key = self.geometry.key(bytes).ok_or_else(|| task.foreign())?;
-        if key.first_columns != PerSide::default() && !self.has_pieces(&key) {
-            return Err(task.foreign());
-        }
+        let key = self.piece_or_task(bytes).ok_or_else(|| task.foreign())?;
         // Held before the clock starts: another thread's task may have taken the split's
         // tables out of the cache since `prepare`, and their building is no stretch of
         // this task's (a count builds them once per split).
         let tails = self.tails_of(&key.split);
         let started = Instant::now();
-        let timed = Count::timed(&self.pair_kernel, key.is_row_set());
+        let north_rows = key.split.order.len().saturating_sub(self.budget.tail_rows);
+        let end_north_owned = key.decided.len() >= north_rows;
+        let timed = Count::timed(&self.pair_kernel, end_north_owned, key.is_row_set());
         let mut walk = Walk::new(&self.geometry, &self.budget, &key, &tails, timed);
         walk.run();
         let clock = walk.goal.clock.take().unwrap_or_default();

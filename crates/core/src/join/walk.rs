@@ -51,6 +51,9 @@ pub(super) trait Goal: Sized {
 /// at N = 17.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Clock {
+    /// Whether the north boards' readying is timed: the key holds every north row, so
+    /// that it is done once, for a prefix of the key.
+    pub(super) end_north_owned: bool,
     /// Whether the stretches after the north rows are timed: the key is a row set.
     pub(super) detailed: bool,
     /// Placing each half's queens of the row at each position of the order.
@@ -86,10 +89,16 @@ impl<'a> Count<'a> {
         Count { pair_kernel, pair_scratch, tally, clock: None }
     }
 
-    /// A count that also times the stretches of its work that others own, all of them if
+    /// A count that also times the stretches of its work that others own: its prefix's
+    /// north rows, the north boards' readying if `end_north_owned`, and all of them if
     /// `detailed` ([`Clock`]).
-    pub(super) fn timed(pair_kernel: &'a PairKernel, detailed: bool) -> Count<'a> {
-        Count { clock: Some(Clock { detailed, ..Clock::default() }), ..Count::new(pair_kernel) }
+    pub(super) fn timed(
+        pair_kernel: &'a PairKernel,
+        end_north_owned: bool,
+        detailed: bool,
+    ) -> Count<'a> {
+        let clock = Clock { end_north_owned, detailed, ..Clock::default() };
+        Count { clock: Some(clock), ..Count::new(pair_kernel) }
     }
 
     /// When a detailed clock's stretch starts, if it is timed.
@@ -398,7 +407,8 @@ impl<'a, G: Goal> Walk<'a, G> {
 impl Goal for Count<'_> {
     fn end_north(walk: &mut Walk<'_, Self>, levels: PerSide<usize>) {
         for side in Side::BOTH {
-            let started = walk.goal.detailed_start();
+            let owned = walk.goal.clock.as_ref().is_some_and(|clock| clock.end_north_owned);
+            let started = owned.then(Instant::now);
             let ranks = walk.geometry.transposes.as_ref().map(|transposes| (transposes, side));
             walk.halves[side].end_north(walk.geometry, levels[side], &walk.tails.0[side], ranks);
             if let (Some(started), Some(clock)) = (started, &mut walk.goal.clock) {
