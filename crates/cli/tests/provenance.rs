@@ -35,6 +35,11 @@ fn json(args: &[&str]) -> Value {
 const SLOW: [&str; 10] =
     ["count", "16", "--method", "half", "--kernel", "scalar", "--threads", "1", "--depth", "4"];
 
+/// A count that runs for about 20 seconds, held while another run tries its checkpoint and
+/// then stopped: [`SLOW`], of about 3 seconds, could finish first on a loaded machine.
+const HELD: [&str; 10] =
+    ["count", "17", "--method", "half", "--kernel", "scalar", "--threads", "1", "--depth", "4"];
+
 /// Starts `count` saving its checkpoint `path` every 0.1 s, and waits until the
 /// checkpoint records finished tasks.
 fn start_checkpointed(count: &[&str], path: &Path) -> Child {
@@ -286,11 +291,11 @@ fn a_held_checkpoint_is_refused_and_sighup_saves() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.ckpt");
     let file = path.to_str().unwrap();
-    let holder = start_checkpointed(&SLOW, &path);
+    let holder = start_checkpointed(&HELD, &path);
     let pid = holder.id();
 
     let started = Instant::now();
-    let second = nqueens(&[&SLOW[..], &["--checkpoint", file]].concat());
+    let second = nqueens(&[&HELD[..], &["--checkpoint", file]].concat());
     assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
     refused(&second, 1, &[file, "in use by another run", &format!("process {pid} on ")]);
 
@@ -302,10 +307,10 @@ fn a_held_checkpoint_is_refused_and_sighup_saves() {
     assert!(!saved["finished"].as_array().unwrap().is_empty(), "{saved}");
     assert!(!dir.path().join("run.ckpt.lock").exists(), "the lock file was left");
 
-    let mut faster = SLOW.to_vec();
+    let mut faster = HELD.to_vec();
     (faster[5], faster[7]) = ("auto", "2");
     let resumed = json(&[&faster[..], &["--checkpoint", file, "--json"]].concat());
-    assert_eq!(resumed["total"].as_u64().map(u128::from), Some(known_counts(16).0));
+    assert_eq!(resumed["total"].as_u64().map(u128::from), Some(known_counts(17).0));
 }
 
 #[test]
