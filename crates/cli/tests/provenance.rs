@@ -3,6 +3,7 @@
 //! built from several sessions says what ran each.
 
 use std::fs;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::thread::sleep;
@@ -43,7 +44,18 @@ const HELD: [&str; 10] =
 /// Starts `count` saving its checkpoint `path` every 0.1 s, and waits until the
 /// checkpoint records finished tasks.
 fn start_checkpointed(count: &[&str], path: &Path) -> Child {
-    let child = Command::new(env!("CARGO_BIN_EXE_nqueens"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_nqueens"));
+    // A count started with SIGHUP ignored (under `nohup`, as the tests themselves may
+    // be) keeps ignoring it, as users of `nohup` want; the tests' counts start with the
+    // default, so that a hang-up saves them.
+    // SAFETY: between fork and exec only `signal`, which is async-signal-safe, runs.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let child = command
         .args(count)
         .args(["--json", "--checkpoint", path.to_str().unwrap(), "--checkpoint-every", "0.1"])
         .stdout(Stdio::piped())
