@@ -540,7 +540,7 @@ mod tests {
     }
 
     fn children(key: &Key) -> Result<Vec<Key>, Infallible> {
-        let ways = if key.0.len() == DEPTH { 0 } else { 1 + hash(&key.0) % 4 };
+        let ways = if key.0.len() >= DEPTH { 0 } else { 1 + hash(&key.0) % 4 };
         Ok((0..ways as u8).map(|b| Key([key.0.clone(), vec![b]].concat())).collect())
     }
 
