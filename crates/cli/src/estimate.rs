@@ -402,10 +402,11 @@ impl Watch for SampleDisplay {
     }
 }
 
-/// Seconds for people: `42.0s`, `3m20s`, `5h07m`, `2d04h`, `3.2y`.
+/// Seconds for people: `12.3ms`, `4.2s`, `3m20s`, `5h07m`, `2d04h`, `3.2y`.
 fn duration(seconds: f64) -> String {
     let whole = seconds.round() as u64;
     match whole {
+        _ if seconds < 0.1 => format!("{:.1}ms", seconds * 1000.0),
         0..60 => format!("{seconds:.1}s"),
         60..3600 => format!("{}m{:02}s", whole / 60, whole % 60),
         3600..86400 => format!("{}h{:02}m", whole / 3600, whole / 60 % 60),
@@ -420,6 +421,8 @@ mod tests {
 
     #[test]
     fn durations_read_at_a_glance() {
+        assert_eq!(duration(0.01234), "12.3ms");
+        assert_eq!(duration(0.25), "0.2s");
         assert_eq!(duration(4.25), "4.2s");
         assert_eq!(duration(200.0), "3m20s");
         assert_eq!(duration(5.0 * 3600.0 + 420.0), "5h07m");

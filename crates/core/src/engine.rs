@@ -94,7 +94,7 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
         let started = std::time::Instant::now();
         self.solve(task, false)?;
         let seconds = started.elapsed().as_secs_f64();
-        Ok(vec![Charge { seconds, owner: task.key().len(), alike: 1.0 }])
+        Ok(vec![Charge { seconds, owner: task.key().len() }])
     }
 
     /// How many tasks an estimate should sample from, for a count whose own list has
@@ -134,9 +134,7 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
 /// does work once for all the tasks below it that share it (the join builds the half-boards
 /// of a prefix once for all its row sets), while a task measured alone does its ancestors'
 /// work again for itself. So each stretch names its owner, the task whose key is the first
-/// `owner` bytes of the measured one's, which does it once; and where the measured task
-/// did only one of `alike` like stretches of the owner's (a piece's share of its row set's
-/// half-boards), an estimate counts it `alike` times.
+/// `owner` bytes of the measured one's, which does it once.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Charge {
@@ -144,8 +142,6 @@ pub struct Charge {
     pub seconds: f64,
     /// The length of the owner's key: at most the measured task's.
     pub owner: usize,
-    /// How many stretches like it the owner does.
-    pub alike: f64,
 }
 
 /// One independent piece of a count, made by an engine ([`crate::Problem::tasks`]). Tasks

@@ -98,7 +98,7 @@ impl<T: Keyed> Path<T> {
         // An owner is the measured task or one of its ancestors; the engine may name
         // owners below a task cut short above them, which is their owner in its stead.
         let weight = |owner: usize| self.weights[owner.min(self.weights.len() - 1)];
-        charges.iter().map(|c| c.seconds * c.alike * weight(c.owner)).sum()
+        charges.iter().map(|c| c.seconds * weight(c.owner)).sum()
     }
 
     /// Random steps down from the path's task as far as `finer` goes, each choosing among
@@ -558,26 +558,28 @@ mod tests {
         scale * (1 + hash(key) % 7) as f64
     }
 
-    /// A unit's pieces: its own work split in `1 + hash % 3` uneven shares.
+    /// A unit's pieces: its own work, past a fifth that every piece repeats, split in
+    /// `1 + hash % 3` uneven shares.
     fn pieces(key: &Key) -> Result<Vec<Key>, Infallible> {
         let ways = if key.0.len() == DEPTH { 1 + hash(&key.0) % 3 } else { 0 };
         Ok((0..ways as u8).map(|b| Key([key.0.clone(), vec![b]].concat())).collect())
     }
 
     /// What timing a unit, or a piece of one, charges: its ancestors' work at their key
-    /// lengths, and its own (a piece's share of its unit's, one of as many as it has).
+    /// lengths, and its own (for a piece, the fifth every piece repeats, which is the
+    /// unit's, and its share of the rest).
     fn charges(key: &Key) -> Vec<Charge> {
         let unit = key.0.len().min(DEPTH);
-        let mut charges: Vec<Charge> = (0..unit)
-            .map(|len| Charge { seconds: work(&key.0[..len]), owner: len, alike: 1.0 })
-            .collect();
+        let mut charges: Vec<Charge> =
+            (0..unit).map(|len| Charge { seconds: work(&key.0[..len]), owner: len }).collect();
         let own = work(&key.0[..unit]);
         if key.0.len() > DEPTH {
             let ways = pieces(&Key(key.0[..DEPTH].to_vec())).unwrap().len() as f64;
             let share = f64::from(key.0[DEPTH] + 1) / (ways * (ways + 1.0) / 2.0);
-            charges.push(Charge { seconds: own * share, owner: unit, alike: ways });
+            charges.push(Charge { seconds: own / 5.0, owner: unit });
+            charges.push(Charge { seconds: own * 0.8 * share, owner: key.0.len() });
         } else {
-            charges.push(Charge { seconds: own, owner: unit, alike: 1.0 });
+            charges.push(Charge { seconds: own, owner: unit });
         }
         charges
     }
@@ -644,10 +646,9 @@ mod tests {
         // A task timed whole: its ancestors' work, then all of its subtree's as its own.
         let whole = |key: &Key| {
             let len = key.0.len();
-            let mut charges: Vec<Charge> = (0..len)
-                .map(|at| Charge { seconds: work(&key.0[..at]), owner: at, alike: 1.0 })
-                .collect();
-            charges.push(Charge { seconds: exact(key), owner: len, alike: 1.0 });
+            let mut charges: Vec<Charge> =
+                (0..len).map(|at| Charge { seconds: work(&key.0[..at]), owner: at }).collect();
+            charges.push(Charge { seconds: exact(key), owner: len });
             charges
         };
         for len in 0..=DEPTH {

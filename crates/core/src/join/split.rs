@@ -7,6 +7,7 @@
 
 use std::ops::{Index, IndexMut};
 
+use super::pair_count::Slice;
 use super::transpose::Transposes;
 
 /// The join's name, in its tasks and its errors.
@@ -26,9 +27,6 @@ impl Side {
     /// Both sides, in the order keys and the walk try them: east first, so that task lists
     /// keep the order they had when a key byte of 0 meant east.
     pub(super) const BOTH: [Side; 2] = [Side::East, Side::West];
-
-    /// The halves whose first queen's column a part of a row set fixes, in key order.
-    pub(super) const PARTS: [Side; 2] = [Side::West, Side::East];
 
     /// The side as a task key stores it.
     pub(super) fn key_byte(self) -> u8 {
@@ -269,14 +267,16 @@ impl Split {
     }
 }
 
+/// How many pieces an estimate cuts a row set into, each a slice of its pair counts
+/// ([`Slice`]); a piece's key is its row set's and the slice's index.
+pub(super) const SLICES: usize = 16;
+
 /// A task of the join, read from its key: the split it works in and the sides its first
-/// rows take.
+/// rows take, and for a piece of a row set, its slice.
 pub(super) struct Key {
     pub(super) split: Split,
     pub(super) decided: Vec<Side>,
-    /// For a part of a row set, which only an estimate times: the column, counted from the
-    /// half's lowest, of each half's first queen (the west's first, then the east's).
-    pub(super) first_columns: PerSide<Option<usize>>,
+    pub(super) slice: Slice,
 }
 
 impl Key {
@@ -389,24 +389,19 @@ impl Geometry {
             let &(_, weight) = self.centres.iter().find(|(c, _)| *c == centre)?;
             (self.odd_split(centre, weight), decided)
         };
-        let (decided, parts) = decided.split_at(decided.len().min(split.order.len()));
+        let (decided, piece) = decided.split_at(decided.len().min(split.order.len()));
         let decided: Vec<Side> =
             decided.iter().map(|&byte| Side::of_key_byte(byte)).collect::<Option<_>>()?;
         let allowed =
             decided.iter().enumerate().all(|(position, &side)| split.allows(position, side));
-        let quota = split.quota();
-        let mut first_columns = PerSide::default();
-        if parts.len() > Side::PARTS.len() {
-            return None;
-        }
-        for (&byte, side) in parts.iter().zip(Side::PARTS) {
-            let column = usize::from(byte);
-            if column >= quota[side] {
-                return None;
+        let slice = match *piece {
+            [] => Slice::WHOLE,
+            [index] if usize::from(index) < SLICES => {
+                Slice { index: usize::from(index), of: SLICES }
             }
-            first_columns[side] = Some(column);
-        }
-        allowed.then_some(Key { split, decided, first_columns })
+            _ => return None,
+        };
+        allowed.then_some(Key { split, decided, slice })
     }
 
     pub(super) fn even_split(&self) -> Split {

@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use super::budget::{Budget, SIGNATURE_BYTES};
-use super::pair_count::{self, PairCount, PairKernel, Scratch};
+use super::pair_count::{self, PairCount, PairKernel, Scratch, Slice};
 use super::refill::{Refill, Writer};
 use super::signatures;
 use super::split::{Geometry, HalfBoard, Key, NORTH_COLUMNS, PerSide, Side, Split};
@@ -62,8 +62,14 @@ pub(super) struct Clock {
     pub(super) end_north: PerSide<Duration>,
     /// Joining each half's north boards with its tail rows.
     pub(super) signatures: PerSide<Duration>,
-    /// Counting the disjoint pairs.
+    /// Counting the disjoint pairs, the sorting included.
     pub(super) pairs: Duration,
+    /// Sorting both lists for the pair count, which every slice of a row set repeats
+    /// unless its pieces' meetings were sliced.
+    pub(super) sorting: Duration,
+    /// Whether a slice took whole meetings of the row set's pieces, so that it did its
+    /// own joining and sorting, not the row set's.
+    pub(super) meetings_sliced: bool,
 }
 
 /// What one task found: solutions (already weighed by symmetry), and the work it took.
@@ -77,6 +83,8 @@ pub(super) struct JoinCount {
 /// Counting a task's solutions.
 pub(super) struct Count<'a> {
     pair_kernel: &'a PairKernel,
+    /// The slice of each row set this count takes: all of it, except in a piece.
+    slice: Slice,
     pub(super) pair_scratch: Scratch,
     pub(super) tally: JoinCount,
     /// Where the walk's work is timed, for an estimate.
@@ -84,9 +92,9 @@ pub(super) struct Count<'a> {
 }
 
 impl<'a> Count<'a> {
-    pub(super) fn new(pair_kernel: &'a PairKernel) -> Count<'a> {
+    pub(super) fn new(pair_kernel: &'a PairKernel, slice: Slice) -> Count<'a> {
         let (pair_scratch, tally) = (Scratch::default(), JoinCount::default());
-        Count { pair_kernel, pair_scratch, tally, clock: None }
+        Count { pair_kernel, slice, pair_scratch, tally, clock: None }
     }
 
     /// A count that also times the stretches of its work that others own: its prefix's
@@ -94,11 +102,12 @@ impl<'a> Count<'a> {
     /// `detailed` ([`Clock`]).
     pub(super) fn timed(
         pair_kernel: &'a PairKernel,
+        slice: Slice,
         end_north_owned: bool,
         detailed: bool,
     ) -> Count<'a> {
         let clock = Clock { end_north_owned, detailed, ..Clock::default() };
-        Count { clock: Some(clock), ..Count::new(pair_kernel) }
+        Count { clock: Some(clock), ..Count::new(pair_kernel, slice) }
     }
 
     /// When a detailed clock's stretch starts, if it is timed.
@@ -227,8 +236,6 @@ pub(super) struct Walk<'a, G> {
     budget: &'a Budget,
     split: &'a Split,
     decided: &'a [Side],
-    /// The columns each half's first queen may take: all, or the one a part fixes.
-    first_columns: PerSide<u64>,
     tails: &'a Tails,
     /// The sides chosen for the rows of the order so far.
     sides: Vec<Side>,
@@ -253,10 +260,6 @@ impl<'a, G: Goal> Walk<'a, G> {
             budget,
             split: &key.split,
             decided: &key.decided,
-            first_columns: key.split.columns.map(|side, columns| match key.first_columns[side] {
-                Some(index) => nth_column(columns, index),
-                None => columns,
-            }),
             tails,
             sides: Vec::with_capacity(key.split.order.len()),
             halves: key.split.columns.map(|_, columns| Half::new(columns)),
@@ -308,10 +311,7 @@ impl<'a, G: Goal> Walk<'a, G> {
             next[side] += 1;
             for start in (0..boards).step_by(per_fill) {
                 let piece = start..boards.min(start + per_fill);
-                let mut open = self.split.open[row];
-                if level == 0 {
-                    open &= self.first_columns[side];
-                }
+                let open = self.split.open[row];
                 let prefix = position < self.decided.len();
                 let started = (prefix && self.goal.clock().is_some()).then(Instant::now);
                 let placed =
@@ -421,7 +421,9 @@ impl Goal for Count<'_> {
     /// Counts the row set: its north boards joined with the tail rows of each half, then
     /// the disjoint pairs of the two halves' signatures. Where the signatures would pass
     /// the budget, the north boards of each half are joined in pieces, and every piece of
-    /// one half meets every piece of the other.
+    /// one half meets every piece of the other. A slice of a row set takes every
+    /// [`Slice::of`]-th meeting where there are several, for their joining and sorting
+    /// cost as much as their pairs at N = 26; else every such group of the one pair count.
     fn row_set(
         walk: &mut Walk<'_, Self>,
         _: PerSide<usize>,
@@ -438,9 +440,21 @@ impl Goal for Count<'_> {
         let pieces = Side::BOTH
             .map(|side| pieces(&walk.halves[side].north, &tails[side], subsets[side], most));
         let [east_pieces, west_pieces] = &pieces;
+        let meetings = west_pieces.len() * east_pieces.len();
+        let sliced = walk.goal.slice;
+        let by_meeting = meetings > 1 && sliced != Slice::WHOLE;
+        if let Some(clock) = &mut walk.goal.clock {
+            clock.meetings_sliced |= by_meeting;
+        }
+        let slice = if by_meeting { Slice::WHOLE } else { sliced };
+        let mut meeting = 0;
         // The pair count rewrites both lists, so each meeting of pieces builds its own.
         for west_piece in west_pieces {
             for east_piece in east_pieces {
+                meeting += 1;
+                if by_meeting && !sliced.holds(meeting - 1) {
+                    continue;
+                }
                 for (side, piece) in [(Side::West, west_piece), (Side::East, east_piece)] {
                     let started = walk.goal.detailed_start();
                     let (table, subset) = (&tails[side], subsets[side]);
@@ -450,7 +464,7 @@ impl Goal for Count<'_> {
                     }
                 }
                 walk.note_bytes();
-                walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight, rank);
+                walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight, rank, slice);
             }
         }
     }
@@ -479,6 +493,7 @@ impl Count<'_> {
         halves: &mut PerSide<Half>,
         weight: u128,
         rank: Option<LinesRank>,
+        slice: Slice,
     ) {
         let bits = geometry.signature_bits();
         let started = self.detailed_start();
@@ -490,20 +505,23 @@ impl Count<'_> {
         // for the count of the rest.
         let (west_least, east_least) = (&west[w.between..], &east[e.between..]);
         let twice = [(west_least, &east[..e.above]), (&west[..w.above], east_least)];
-        let twice = twice.map(|(west, east)| self.count_every(west, east, bits));
+        let twice = twice.map(|(west, east)| self.count_every(west, east, bits, slice));
         let once = match rank {
             Some(rank) if rank.greatest > rank.least => {
                 [(west_least, &east[e.above..e.greatest]), (&west[w.above..w.greatest], east_least)]
             }
             _ => [(west_least, east_least), (&[], &[])],
         };
-        let once = once.map(|(west, east)| self.count_every(west, east, bits));
+        let once = once.map(|(west, east)| self.count_every(west, east, bits, slice));
         let (west, east) = (&mut west[..w.between], &mut east[..e.between]);
         let above = if west.is_empty() || east.is_empty() {
             PairCount::default()
         } else {
             let (stored, queries) = pair_count::stored_and_queried(west, east);
-            self.pair_kernel.count(stored, queries, bits, &mut self.pair_scratch)
+            let sorting = (self.clock.as_mut()).filter(|clock| clock.detailed);
+            let sorting = sorting.map(|clock| &mut clock.sorting);
+            let scratch = &mut self.pair_scratch;
+            self.pair_kernel.count(stored, queries, bits, slice, scratch, sorting)
         };
         if let (Some(started), Some(clock)) = (started, &mut self.clock) {
             clock.pairs += started.elapsed();
@@ -519,9 +537,10 @@ impl Count<'_> {
             [above].iter().chain(&twice).chain(&once).map(|c| u128::from(c.tested)).sum::<u128>();
     }
 
-    /// The disjoint pairs of `west` and `east`, counted without buckets.
-    fn count_every(&mut self, west: &[u64], east: &[u64], bits: u32) -> PairCount {
-        if west.is_empty() || east.is_empty() {
+    /// The disjoint pairs of `west` and `east`, counted without buckets (by the first
+    /// of its slices).
+    fn count_every(&mut self, west: &[u64], east: &[u64], bits: u32, slice: Slice) -> PairCount {
+        if west.is_empty() || east.is_empty() || !slice.holds(0) {
             return PairCount::default();
         }
         let (stored, queries) = pair_count::shorter_first(west, east);
@@ -854,13 +873,4 @@ fn write_extensions<'w, const NORTH: bool>(
         }
     }
     to
-}
-
-/// The `index`-th lowest column of `columns`, as a mask.
-pub(super) fn nth_column(columns: u64, index: usize) -> u64 {
-    let mut rest = columns;
-    for _ in 0..index {
-        rest &= rest - 1;
-    }
-    rest & rest.wrapping_neg()
 }

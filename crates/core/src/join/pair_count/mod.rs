@@ -20,6 +20,7 @@ mod tables;
 mod tree;
 
 use std::ops::Range;
+use std::time::{Duration, Instant};
 
 use self::bucket::Permutation;
 pub(super) use self::tables::MOST_TABLE_BYTES;
@@ -96,6 +97,25 @@ pub(super) fn stored_and_queried<'a>(
     if shorter.len() >= QUERIED_FROM { (longer, shorter) } else { (shorter, longer) }
 }
 
+/// Which of a pair count's groups of stored lanes a count takes: all of them, or for a
+/// piece of a row set, which only an estimate times, every `of`-th from `index`. The
+/// slices of a count partition its pairs, and each sorts both lists as the whole does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Slice {
+    pub(super) index: usize,
+    pub(super) of: usize,
+}
+
+impl Slice {
+    pub(super) const WHOLE: Slice = Slice { index: 0, of: 1 };
+
+    /// Whether the slice holds the group at `position` of the count's order. The pairs
+    /// counted without groups are the first slice's.
+    pub(super) fn holds(self, position: usize) -> bool {
+        position % self.of == self.index
+    }
+}
+
 /// What one call counted: the disjoint pairs, and the pairs its groups of lanes tested.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct PairCount {
@@ -157,17 +177,27 @@ impl PairKernel {
     /// they have no bit in common, which skips most pairs; the bits that only one list
     /// holds, which cannot clash, are dropped on the way. Lists too short for a key are
     /// counted whole ([`PairKernel::count_every`]).
+    ///
+    /// Only the groups of `slice` are counted. Where `sorting` is given, the time spent
+    /// before the groups (choosing the key, sorting, building the tree), which every slice
+    /// spends alike, is added to it.
     pub(super) fn count(
         self,
         stored: &mut [u64],
         queries: &mut [u64],
         bits: u32,
+        slice: Slice,
         scratch: &mut Scratch,
+        sorting: Option<&mut Duration>,
     ) -> PairCount {
+        let started = sorting.is_some().then(Instant::now);
         let held = |list: &[u64]| list.iter().fold(0, |held, &bitset| held | bitset);
         let live = held(stored) & held(queries) & u64::MAX.checked_shr(64 - bits).unwrap_or(0);
         let key = key::choose(self.lanes(), stored, queries, live);
         if key.bits().is_empty() {
+            if !slice.holds(0) {
+                return PairCount::default();
+            }
             return self.count_every(stored, queries, bits, scratch);
         }
         scratch.permutation.build(live, &key, FastPext::new());
@@ -193,8 +223,12 @@ impl PairKernel {
             lanes: self.lanes(),
         };
         tree.leaves(&mut leaves);
+        if let (Some(started), Some(sorting)) = (started, sorting) {
+            *sorting += started.elapsed();
+        }
         let mut count = PairCount::default();
-        for &leaf in &leaves {
+        let sliced = leaves.iter().enumerate().filter(|&(position, _)| slice.holds(position));
+        for (_, &leaf) in sliced {
             tree.queries(leaf, &mut runs);
             let queried: usize = runs.iter().map(ExactSizeIterator::len).sum();
             let group = &stored[tree.stored(leaf)];
@@ -318,7 +352,7 @@ mod tests {
             for kernel in kernels() {
                 let mut scratch = Scratch::default();
                 let (mut s, mut q) = (stored.clone(), queries.clone());
-                let count = kernel.count(&mut s, &mut q, bits, &mut scratch);
+                let count = kernel.count(&mut s, &mut q, bits, Slice::WHOLE, &mut scratch, None);
                 assert_eq!(count.disjoint, expected, "{kernel:?}, {stored_len} x {query_len}");
                 assert!(count.tested <= (stored_len * query_len) as u64);
             }
@@ -339,14 +373,16 @@ mod tests {
         for kernel in kernels() {
             let (mut s, mut q) = (stored.clone(), queries.clone());
             let mut scratch = Scratch::default();
-            let count = kernel.count(&mut s, &mut q, 38, &mut scratch);
+            let count = kernel.count(&mut s, &mut q, 38, Slice::WHOLE, &mut scratch, None);
             assert_eq!(count.disjoint, expected, "{kernel:?}");
             let kept = scratch.permutation.key_bits + scratch.permutation.rest_bits;
             assert_eq!(kept, 20, "{kernel:?}: only bits 0 to 19 can clash");
         }
         // No bit held by both: every pair is disjoint.
         let (mut low, mut high) = (vec![0b0101u64; 2000], vec![0b1010u64; 3000]);
-        let count = PairKernel::Scalar.count(&mut low, &mut high, 4, &mut Scratch::default());
+        let mut scratch = Scratch::default();
+        let count =
+            PairKernel::Scalar.count(&mut low, &mut high, 4, Slice::WHOLE, &mut scratch, None);
         assert_eq!(count.disjoint, 2000 * 3000);
     }
 
@@ -354,8 +390,42 @@ mod tests {
     fn large_lists_are_bucketed_and_skip_most_pairs() {
         let mut stored = bitsets(5000, 30, 150, 3);
         let mut queries = bitsets(3000, 30, 150, 5);
-        let count =
-            PairKernel::Scalar.count(&mut stored, &mut queries, 30, &mut Scratch::default());
+        let mut scratch = Scratch::default();
+        let count = PairKernel::Scalar.count(
+            &mut stored,
+            &mut queries,
+            30,
+            Slice::WHOLE,
+            &mut scratch,
+            None,
+        );
         assert!(count.tested < 5000 * 3000 / 2, "{count:?}");
+    }
+
+    /// The slices of a count partition its pairs and the pairs it tests, and each slice
+    /// times the sorting that all of them repeat.
+    #[test]
+    fn slices_partition_the_pairs() {
+        let (stored, queries) = (bitsets(6000, 30, 150, 3), bitsets(4000, 30, 150, 5));
+        for kernel in kernels() {
+            let mut scratch = Scratch::default();
+            let (mut s, mut q) = (stored.clone(), queries.clone());
+            let whole = kernel.count(&mut s, &mut q, 30, Slice::WHOLE, &mut scratch, None);
+            let mut sum = PairCount::default();
+            let mut counted_slices = 0;
+            for index in 0..5 {
+                let (mut s, mut q) = (stored.clone(), queries.clone());
+                let mut sorting = Duration::ZERO;
+                let slice = Slice { index, of: 5 };
+                let count =
+                    kernel.count(&mut s, &mut q, 30, slice, &mut scratch, Some(&mut sorting));
+                assert!(sorting > Duration::ZERO, "{kernel:?}");
+                counted_slices += usize::from(count.tested > 0);
+                sum.disjoint += count.disjoint;
+                sum.tested += count.tested;
+            }
+            assert_eq!(sum, whole, "{kernel:?}");
+            assert!(counted_slices > 1, "{kernel:?}: one slice took every group");
+        }
     }
 }
