@@ -161,9 +161,8 @@ impl Plan {
         let check = if checked == 0 {
             None
         } else {
-            let depth = check_depth(&problem, &sample, depth)?;
-            let list = TaskList::of(&problem, depth)?;
-            nqueens_plan::check(&problem, &list, checked, &sample, &options, &watch)?
+            let checked_depth = check_depth(&problem, &sample, depth)?;
+            nqueens_plan::check(&problem, &list, checked_depth, checked, &sample, &options, &watch)?
         };
         let corrected_core_hours = check.as_ref().map(|check| {
             let work = sample.work();

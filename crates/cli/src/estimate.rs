@@ -102,8 +102,8 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
                 Some(depth) => depth,
                 None => check_depth(&problem, &sample, list.depth)?,
             };
-            let checked = TaskList::of(&problem, depth)?;
-            let found = nqueens_plan::check(&problem, &checked, tasks, &sample, &options, &watch)?;
+            let found =
+                nqueens_plan::check(&problem, &list, depth, tasks, &sample, &options, &watch)?;
             let Some(found) = found else { return Ok(stopped(&signals)) };
             Some(found)
         }
@@ -251,9 +251,10 @@ impl EstimateReport {
             e.seed,
         );
         if let (Some(check), Some(corrected)) = (&self.check, &self.corrected) {
+            let below = if check.depth > e.depth { "a task below " } else { "" };
             for task in &check.tasks {
                 text += &format!(
-                    "checked task {} of {}: predicted {}, counted {}\n",
+                    "checked {below}task {} of {}: predicted {}, counted {}\n",
                     grouped(task.index as u128),
                     grouped(check.list_tasks as u128),
                     duration(task.predicted_s),

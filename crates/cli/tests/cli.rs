@@ -81,7 +81,8 @@ fn an_estimate_says_what_it_timed_below_the_tasks() {
 }
 
 /// `--check` counts the tasks it draws whole: each one's solutions are what a count of
-/// that task alone finds, its ratio is of the sums, and the plan is corrected by it.
+/// that task alone finds, its ratio is of the sums, each task standing for its stratum of
+/// the count's list, and the plan is corrected by it.
 #[test]
 fn a_check_counts_its_tasks_whole_and_corrects_the_plan() {
     let args = ["estimate", "16", "--method", "join", "--threads", "2", "--check", "3", "--json"];
@@ -90,7 +91,8 @@ fn a_check_counts_its_tasks_whole_and_corrects_the_plan() {
     let tasks = check["tasks"].as_array().unwrap();
     assert_eq!(tasks.len(), 3, "{check}");
     let depth = check["depth"].as_u64().unwrap().to_string();
-    let (mut predicted, mut counted) = (0.0, 0.0);
+    assert_eq!(check["depth"], value["depth"], "N = 16 checks tasks of the count's list");
+    let (mut predicted, mut counted, mut weights) = (0.0, 0.0, 0.0);
     for task in tasks {
         let index = task["index"].as_u64().unwrap().to_string();
         let alone = json(
@@ -101,10 +103,13 @@ fn a_check_counts_its_tasks_whole_and_corrects_the_plan() {
                 .collect::<Vec<_>>(),
         );
         assert_eq!(task["total"], alone["counts"]["total"], "task {index}: {task}");
-        predicted += task["predicted_s"].as_f64().unwrap();
-        counted += task["counted_s"].as_f64().unwrap();
+        let weight = task["weight"].as_f64().unwrap();
+        predicted += weight * task["predicted_s"].as_f64().unwrap();
+        counted += weight * task["counted_s"].as_f64().unwrap();
+        weights += weight;
     }
     let number = |value: &Value, name: &str| value[name].as_f64().unwrap();
+    assert_eq!(weights, number(check, "list_tasks"), "{check}");
     let ratio = number(check, "ratio");
     assert!((ratio - counted / predicted).abs() < 1e-9 * ratio, "{check}");
     assert!(number(check, "ratio_low") <= ratio && ratio <= number(check, "ratio_high"));

@@ -1,7 +1,7 @@
-//! A plan that checks itself: tasks drawn at random from a list are each predicted, by
-//! descents below them as the estimate predicts, and counted whole, exactly as a count
-//! would; the ratio of the counted time to the predicted says how far to trust the plan,
-//! and corrects it.
+//! A plan that checks itself: tasks drawn at random from the count's list, or below it,
+//! are each predicted, by descents below them as the estimate predicts, and counted
+//! whole, exactly as a count would; the ratio of the counted time to the predicted says
+//! how far to trust the plan, and corrects it.
 
 use std::time::Instant;
 
@@ -24,7 +24,8 @@ pub const MOST_CHECKED_TASK_SECONDS: f64 = 600.0;
 /// What a check found.
 #[derive(Debug, Serialize)]
 pub struct Check {
-    /// The list the tasks were drawn from: its split and its length.
+    /// The split the tasks were drawn from, and the length of the count's list, from
+    /// whose tasks (or below them) they were drawn.
     pub depth: usize,
     pub list_tasks: usize,
     /// What the predictions timed below each task.
@@ -44,9 +45,12 @@ pub struct Check {
 /// One task checked.
 #[derive(Debug, Serialize)]
 pub struct CheckedTask {
-    /// Its index in the list, and its key.
+    /// The index in the count's list of the task it is, or lies below; its key.
     pub index: usize,
     pub key: Vec<u8>,
+    /// How many tasks of its split it stands for: one of the list's strata, and below the
+    /// list, the inverse of the chance of the descent that reached it.
+    pub weight: f64,
     pub predicted_s: f64,
     pub counted_s: f64,
     /// Its solutions, for a user to compare with another count of the task.
@@ -69,10 +73,9 @@ impl Check {
 }
 
 /// The split a check draws its tasks from, for a count split `depth` deep whose estimate
-/// took `sample`: where it timed pieces, the
-/// units (the finest tasks a count runs whole, which is what the pieces predict); else
-/// the list whose tasks take at most [`MOST_CHECKED_TASK_SECONDS`] each on average, at
-/// least `depth` deep.
+/// took `sample`: where it timed pieces, the units (the finest tasks a count runs whole,
+/// which is what the pieces predict); else the split whose tasks take at most
+/// [`MOST_CHECKED_TASK_SECONDS`] each on average, at least `depth` deep.
 pub fn check_depth(problem: &Problem, sample: &Sample, depth: usize) -> Result<usize, PlanError> {
     if sample.timed == Timed::Pieces {
         return Ok(problem.max_depth());
@@ -100,12 +103,15 @@ enum Finding {
     Whole { seconds: f64, total: u128 },
 }
 
-/// Checks `count` tasks drawn at random from `list`, each predicted from descents that
-/// time what `sample` timed (units, the tasks above them, or pieces) and counted whole;
-/// `None` if stopped.
+/// Checks `count` tasks of the split `depth` deep, each predicted from descents that time
+/// what `sample` timed (units, the tasks above them, or pieces) and counted whole; `None`
+/// if stopped. The tasks are drawn one from each of `count` strata of `list` (the
+/// count's), and where `depth` is deeper, by a descent from there, as likely to reach
+/// each unit as the estimate's: a list of every unit of N = 27 would not fit in memory.
 pub fn check(
     problem: &Problem,
     list: &TaskList,
+    depth: usize,
     count: usize,
     sample: &Sample,
     options: &Options,
@@ -115,18 +121,12 @@ pub fn check(
         return Err(PlanError::NothingToCheck);
     }
     let started = Instant::now();
-    let indices: Vec<usize> = (0..list.tasks.len()).collect();
-    let strata = count.clamp(1, list.tasks.len().max(1));
-    let chosen: Vec<usize> = stratified_order(&indices, strata, mix(options.seed ^ 0xc4ec))
-        .into_iter()
-        .take(count)
-        .collect();
+    let chosen = draw(problem, list, depth, count, options.seed)?;
     let mut items = Vec::new();
-    for (checked, &index) in chosen.iter().enumerate() {
-        let task = &list.tasks[index];
+    for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
         for draw in 0..DESCENTS_PER_TASK {
             let mut random = mix(options.seed ^ mix((checked * DESCENTS_PER_TASK + draw) as u64));
-            let unit = Path::at(task).down_to_unit(problem, &mut random)?;
+            let unit = Path::at(&from.task).down_to_unit(problem, &mut random)?;
             let path = match sample.timed {
                 Timed::Pieces => unit.down_to_piece(problem, &mut random)?,
                 _ => unit.cut_at(sample.cut),
@@ -136,8 +136,8 @@ pub fn check(
     }
     // The counts go last, so that the progress shows the long part.
     let descents = items.len();
-    for (checked, &index) in chosen.iter().enumerate() {
-        items.push(Item::Whole { checked, task: list.tasks[index].clone() });
+    for (checked, drawn) in chosen.iter().enumerate() {
+        items.push(Item::Whole { checked, task: drawn.path.task.clone() });
     }
     let solver = problem.clone();
     let runner = Runner::new(
@@ -173,9 +173,10 @@ pub fn check(
     }
     watch.checking(chosen.len(), chosen.len(), report.elapsed);
     let mut tasks: Vec<CheckedTask> = (chosen.iter())
-        .map(|&index| CheckedTask {
-            index,
-            key: list.tasks[index].key().to_vec(),
+        .map(|drawn| CheckedTask {
+            index: drawn.index,
+            key: drawn.path.task.key().to_vec(),
+            weight: drawn.weight,
             predicted_s: 0.0,
             counted_s: 0.0,
             total: 0,
@@ -190,7 +191,7 @@ pub fn check(
     }
     let (ratio, ratio_low, ratio_high) = ratio_of(&tasks).ok_or(PlanError::NothingToCheck)?;
     Ok(Some(Check {
-        depth: list.depth,
+        depth,
         list_tasks: list.tasks.len(),
         timed: sample.timed,
         predicted_s: tasks.iter().map(|t| t.predicted_s).sum(),
@@ -203,15 +204,47 @@ pub fn check(
     }))
 }
 
-/// The ratio of the counted to the predicted sums, and its interval: the ratio estimator's
-/// standard error, from how far each task's count strays from its prediction times the
-/// ratio, times Student's quantile for so few tasks (8 checked N = 22 row sets once put
+/// A task drawn for a check: the index in the count's list of the task it is or lies
+/// below, the path down to it, and how many tasks of its split it stands for.
+struct Drawn {
+    index: usize,
+    path: Path,
+    weight: f64,
+}
+
+/// One task from each of `count` strata of `list`, and from there a descent to the split
+/// `depth` deep.
+fn draw(
+    problem: &Problem,
+    list: &TaskList,
+    depth: usize,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<Drawn>, PlanError> {
+    let indices: Vec<usize> = (0..list.tasks.len()).collect();
+    let strata = count.clamp(1, list.tasks.len());
+    let (size, wider) = (list.tasks.len() / strata, list.tasks.len() % strata);
+    let stratum = |index: usize| (size + usize::from(index < wider * (size + 1))) as f64;
+    let order = stratified_order(&indices, strata, mix(seed ^ 0xc4ec));
+    (order.into_iter().take(strata).enumerate())
+        .map(|(at, index)| {
+            let mut random = mix(seed ^ mix(0xd0e5 + at as u64));
+            let path = Path::at(&list.tasks[index]);
+            let path = path.down_levels(problem, depth.saturating_sub(list.depth), &mut random)?;
+            Ok(Drawn { index, weight: stratum(index) * path.weight(), path })
+        })
+        .collect()
+}
+
+/// The ratio of the counted to the predicted sums, each task weighed by how many it stands
+/// for, and its interval: the ratio estimator's standard error, from how far each task's
+/// weighed count strays from its prediction times the ratio, times Student's quantile for so few tasks (8 checked N = 22 row sets once put
 /// the ratio at 0.63 to 0.82 with the normal's, and 16 others at 0.93 to 1.06). One task
 /// gives no spread: its interval is the ratio's own size either way.
 /// `None` where the tasks were predicted to take no time.
 fn ratio_of(tasks: &[CheckedTask]) -> Option<(f64, f64, f64)> {
-    let predicted: f64 = tasks.iter().map(|t| t.predicted_s).sum();
-    let counted: f64 = tasks.iter().map(|t| t.counted_s).sum();
+    let predicted: f64 = tasks.iter().map(|t| t.weight * t.predicted_s).sum();
+    let counted: f64 = tasks.iter().map(|t| t.weight * t.counted_s).sum();
     if predicted <= 0.0 {
         return None;
     }
@@ -220,10 +253,10 @@ fn ratio_of(tasks: &[CheckedTask]) -> Option<(f64, f64, f64)> {
     let error = if tasks.len() < 2 {
         ratio
     } else {
-        let strays: f64 =
-            tasks.iter().map(|t| (t.counted_s - ratio * t.predicted_s).powi(2)).sum::<f64>();
-        let mean_predicted = predicted / k;
-        (strays / (k - 1.0) / k).sqrt() / mean_predicted
+        let strays: f64 = (tasks.iter())
+            .map(|t| (t.weight * (t.counted_s - ratio * t.predicted_s)).powi(2))
+            .sum::<f64>();
+        (strays * k / (k - 1.0)).sqrt() / predicted
     };
     let margin = student_quantile(tasks.len().saturating_sub(1)) * error;
     Some((ratio, (ratio - margin).max(0.0), ratio + margin))
@@ -245,10 +278,12 @@ fn student_quantile(freedom: usize) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use nqueens_core::Method;
+
     use super::*;
 
     fn task(predicted_s: f64, counted_s: f64) -> CheckedTask {
-        CheckedTask { index: 0, key: Vec::new(), predicted_s, counted_s, total: 0 }
+        CheckedTask { index: 0, key: Vec::new(), weight: 1.0, predicted_s, counted_s, total: 0 }
     }
 
     #[test]
@@ -261,6 +296,35 @@ mod tests {
         assert!((ratio - 8.0 / 7.0).abs() < 1e-12);
         assert!(low < ratio && ratio < high && high - low > 0.5, "{low} {high}");
         assert_eq!(ratio_of(&[task(0.0, 1.0)]), None);
+        // A task drawn from below stands for as many as its weight.
+        let weighed = [CheckedTask { weight: 3.0, ..task(1.0, 2.0) }, task(2.0, 1.0)];
+        let copies = [task(1.0, 2.0), task(1.0, 2.0), task(1.0, 2.0), task(2.0, 1.0)];
+        let (ratio, copied) = (ratio_of(&weighed).unwrap().0, ratio_of(&copies).unwrap().0);
+        assert!((ratio - 7.0 / 5.0).abs() < 1e-12 && (ratio - copied).abs() < 1e-12);
+    }
+
+    /// Tasks drawn below the list are tasks of the split asked for, and their weights
+    /// add up to its length on average (each stratum's tasks to its size, always).
+    #[test]
+    fn tasks_drawn_below_the_list_stand_for_their_split() {
+        let problem = Problem::new(13, Method::Join).unwrap();
+        let list = TaskList::of(&problem, 2).unwrap();
+        let depth = problem.max_depth();
+        let split = problem.tasks(depth).unwrap();
+        let (draws, count) = (400, 5);
+        let mut weights = 0.0;
+        for seed in 0..draws {
+            let drawn = draw(&problem, &list, depth, count, seed).unwrap();
+            assert_eq!(drawn.len(), count);
+            assert!(drawn.iter().all(|d| split.contains(&d.path.task)), "seed {seed}");
+            weights += drawn.iter().map(|d| d.weight).sum::<f64>();
+            let at_list = draw(&problem, &list, list.depth, count, seed).unwrap();
+            let listed: f64 = at_list.iter().map(|d| d.weight).sum();
+            assert_eq!(listed, list.tasks.len() as f64);
+        }
+        let mean = weights / draws as f64;
+        let units = split.len() as f64;
+        assert!((mean - units).abs() < 0.1 * units, "{mean} for {units} tasks");
     }
 
     #[test]

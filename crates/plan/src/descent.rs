@@ -109,27 +109,36 @@ impl<T: Keyed> Path<T> {
         finer: impl Fn(&T) -> Result<Vec<T>, E>,
         size: impl Fn(&T) -> Result<f64, E>,
     ) -> Result<Path<T>, E> {
-        loop {
-            let tasks = finer(&self.task)?;
-            let sizes = tasks.iter().map(&size).collect::<Result<Vec<f64>, _>>()?;
-            let all: f64 = sizes.iter().sum();
-            if tasks.is_empty() || all <= 0.0 {
-                return Ok(self);
-            }
-            *random = mix(*random);
-            let mut point = all * unit_interval(*random);
-            let chosen = sizes.iter().position(|&size| {
-                point -= size;
-                point < 0.0
-            });
-            // Rounding may leave the point on the last task's far edge.
-            let chosen =
-                chosen.unwrap_or_else(|| sizes.iter().rposition(|&s| s > 0.0).unwrap_or(0));
-            let weight = self.weight() * all / sizes[chosen];
-            self.task = tasks[chosen].clone();
-            self.weights.resize(self.task.key_len() + 1, weight);
-            self.passed.push(self.task.clone());
+        while self.step(random, &finer, &size)? {}
+        Ok(self)
+    }
+
+    /// One random step down, if `finer` offers any: whether it was taken.
+    fn step<E>(
+        &mut self,
+        random: &mut u64,
+        finer: impl Fn(&T) -> Result<Vec<T>, E>,
+        size: impl Fn(&T) -> Result<f64, E>,
+    ) -> Result<bool, E> {
+        let tasks = finer(&self.task)?;
+        let sizes = tasks.iter().map(&size).collect::<Result<Vec<f64>, _>>()?;
+        let all: f64 = sizes.iter().sum();
+        if tasks.is_empty() || all <= 0.0 {
+            return Ok(false);
         }
+        *random = mix(*random);
+        let mut point = all * unit_interval(*random);
+        let chosen = sizes.iter().position(|&size| {
+            point -= size;
+            point < 0.0
+        });
+        // Rounding may leave the point on the last task's far edge.
+        let chosen = chosen.unwrap_or_else(|| sizes.iter().rposition(|&s| s > 0.0).unwrap_or(0));
+        let weight = self.weight() * all / sizes[chosen];
+        self.task = tasks[chosen].clone();
+        self.weights.resize(self.task.key_len() + 1, weight);
+        self.passed.push(self.task.clone());
+        Ok(true)
     }
 
     /// The path cut short at the task it passed through whose key is `len` bytes long,
@@ -163,6 +172,22 @@ impl Path<Task> {
         random: &mut u64,
     ) -> Result<Path, PlanError> {
         Ok(self.descend(random, |t| problem.children(t), |t| problem.units_below(t))?)
+    }
+
+    /// From a task to a random task `levels` splits deeper (or a unit above), chosen as
+    /// [`Path::down_to_unit`] chooses.
+    pub(crate) fn down_levels(
+        mut self,
+        problem: &Problem,
+        levels: usize,
+        random: &mut u64,
+    ) -> Result<Path, PlanError> {
+        for _ in 0..levels {
+            if !self.step(random, |t| problem.children(t), |t| problem.units_below(t))? {
+                break;
+            }
+        }
+        Ok(self)
     }
 
     /// From a unit to a random piece of it, each as likely.
