@@ -1,8 +1,8 @@
 //! `count --audit F`: a count that checks itself. A seeded share of the tasks keep their
 //! own results beside the sum (in the checkpoint too), and once the count is done they are
 //! counted again on another kernel, and where the method splits a task finer
-//! ([`Problem::parts`]: the join's next row, or a row set's parts by its first queens) as
-//! the sum of its parts, a walk of the same solutions in other pieces, and compared one
+//! ([`Problem::children`]: the join's next row) as the sum of its parts, a walk of the
+//! same solutions in other pieces, and compared one
 //! by one. A run of weeks on many machines
 //! meets bit flips, bad nodes and paths the tests never reach; a total is reported only if
 //! every audited task agrees, and a task that does not is named.

@@ -17,6 +17,11 @@ use crate::sample::{Sample, mix};
 /// prediction, and the count of the task is what takes the time.
 const DESCENTS_PER_TASK: usize = 16;
 
+/// Pieces timed for each checked unit: every piece walks its unit's first rows again,
+/// which at N = 26 took longer than the unit's own pairs (8 units' 16 pieces each had
+/// not been timed after 4 minutes on 2 threads).
+const PIECES_PER_UNIT: usize = 4;
+
 /// The most core-seconds a checked task should take: a user checks a plan of Q(28) in an
 /// hour or two of a laptop's cores.
 pub const MOST_CHECKED_TASK_SECONDS: f64 = 600.0;
@@ -122,10 +127,14 @@ pub fn check(
     }
     let started = Instant::now();
     let chosen = draw(problem, list, depth, count, options.seed)?;
+    let descents = match sample.timed {
+        Timed::Pieces => PIECES_PER_UNIT,
+        _ => DESCENTS_PER_TASK,
+    };
     let mut items = Vec::new();
     for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
-        for draw in 0..DESCENTS_PER_TASK {
-            let mut random = mix(options.seed ^ mix((checked * DESCENTS_PER_TASK + draw) as u64));
+        for draw in 0..descents {
+            let mut random = mix(options.seed ^ mix((checked * descents + draw) as u64));
             let unit = Path::at(&from.task).down_to_unit(problem, &mut random)?;
             let path = match sample.timed {
                 Timed::Pieces => unit.down_to_piece(problem, &mut random)?,
@@ -135,7 +144,7 @@ pub fn check(
         }
     }
     // The counts go last, so that the progress shows the long part.
-    let descents = items.len();
+    let timings = items.len();
     for (checked, drawn) in chosen.iter().enumerate() {
         items.push(Item::Whole { checked, task: drawn.path.task.clone() });
     }
@@ -165,7 +174,7 @@ pub fn check(
     .threads(options.threads)
     .stop_flag(options.stop.clone());
     let report = runner.run(|progress| {
-        let counted = progress.done.saturating_sub(descents);
+        let counted = progress.done.saturating_sub(timings);
         watch.checking(counted, chosen.len(), progress.session);
     })?;
     if report.finish != Finish::Complete {
@@ -185,7 +194,7 @@ pub fn check(
     for &(checked, finding) in &report.result {
         let task = &mut tasks[checked];
         match finding {
-            Finding::Descent(cost) => task.predicted_s += cost / DESCENTS_PER_TASK as f64,
+            Finding::Descent(cost) => task.predicted_s += cost / descents as f64,
             Finding::Whole { seconds, total } => (task.counted_s, task.total) = (seconds, total),
         }
     }
