@@ -64,12 +64,8 @@ pub(super) struct Clock {
     pub(super) signatures: PerSide<Duration>,
     /// Counting the disjoint pairs, the sorting included.
     pub(super) pairs: Duration,
-    /// Sorting both lists for the pair count, which every slice of a row set repeats
-    /// unless its pieces' meetings were sliced.
+    /// Sorting both lists for the pair count, which every slice of a row set repeats.
     pub(super) sorting: Duration,
-    /// Whether a slice took whole meetings of the row set's pieces, so that it did its
-    /// own joining and sorting, not the row set's.
-    pub(super) meetings_sliced: bool,
 }
 
 /// What one task found: solutions (already weighed by symmetry), and the work it took.
@@ -421,9 +417,8 @@ impl Goal for Count<'_> {
     /// Counts the row set: its north boards joined with the tail rows of each half, then
     /// the disjoint pairs of the two halves' signatures. Where the signatures would pass
     /// the budget, the north boards of each half are joined in pieces, and every piece of
-    /// one half meets every piece of the other. A slice of a row set takes every
-    /// [`Slice::of`]-th meeting where there are several, for their joining and sorting
-    /// cost as much as their pairs at N = 26; else every such group of the one pair count.
+    /// one half meets every piece of the other. A slice of the row set counts its share of
+    /// the groups of every meeting's pair count.
     fn row_set(
         walk: &mut Walk<'_, Self>,
         _: PerSide<usize>,
@@ -440,21 +435,10 @@ impl Goal for Count<'_> {
         let pieces = Side::BOTH
             .map(|side| pieces(&walk.halves[side].north, &tails[side], subsets[side], most));
         let [east_pieces, west_pieces] = &pieces;
-        let meetings = west_pieces.len() * east_pieces.len();
-        let sliced = walk.goal.slice;
-        let by_meeting = meetings > 1 && sliced != Slice::WHOLE;
-        if let Some(clock) = &mut walk.goal.clock {
-            clock.meetings_sliced |= by_meeting;
-        }
-        let slice = if by_meeting { Slice::WHOLE } else { sliced };
-        let mut meeting = 0;
+        let slice = walk.goal.slice;
         // The pair count rewrites both lists, so each meeting of pieces builds its own.
         for west_piece in west_pieces {
             for east_piece in east_pieces {
-                meeting += 1;
-                if by_meeting && !sliced.holds(meeting - 1) {
-                    continue;
-                }
                 for (side, piece) in [(Side::West, west_piece), (Side::East, east_piece)] {
                     let started = walk.goal.detailed_start();
                     let (table, subset) = (&tails[side], subsets[side]);
