@@ -111,8 +111,10 @@ impl Join {
     /// What each stretch of a walk of `key` (`bytes`) timed by `clock` charges: a half's
     /// north boards at a position of the order belong to the prefix that ends there, their
     /// readying for the tail to the prefix of the north rows, their joining with the tail
-    /// and the pair count's sorting to the row set, and the pair count's groups to the key
-    /// itself, a row set or one of its slices. The rest of the walk's `total` (choosing
+    /// and the pair count's sorting for the row set's first meeting of pieces of
+    /// half-boards to the row set, and the rest of the pair counts (and of a row set over
+    /// the budget, its later meetings) to the key itself, a row set or one of its slices.
+    /// The rest of the walk's `total` (choosing
     /// each row set's tail rows, cutting its boards into runs, setting the walk up) is
     /// charged to the row set, which sets its walk up once: uncharged, it made whole tasks
     /// at N = 17 look 15% cheaper than they are.
@@ -134,6 +136,7 @@ impl Join {
             charge(clock.signatures[side], row_set);
         }
         charge(clock.sorting, row_set);
+        charge(clock.later_signatures, bytes.len());
         charge(clock.pairs.saturating_sub(clock.sorting), bytes.len());
         let timed = charges.iter().map(|c| c.seconds).sum::<f64>();
         let rest = (total.as_secs_f64() - timed).max(0.0);
@@ -227,12 +230,12 @@ impl Engine for Join {
         Ok(key.split.completions(&key.decided))
     }
 
-    /// Below a row set, its slices: each walks the whole row set, sorts its lists for the
-    /// pair count, and counts every [`SLICES`]-th group of the pair count's stored lanes.
-    /// Slices that took whole meetings of a row set over the budget instead charged their
-    /// joining and sorting to themselves, but such a row set meets its pieces in every
-    /// fill of its north rows, one or two at a time: some took meetings, some groups, and
-    /// N = 26 predicted twice its count. Cut by the column of a half's first queen instead, a piece's lists were
+    /// Below a row set, its slices: each walks the row set's north rows, sorts its lists
+    /// for the first pair count and counts every [`SLICES`]-th group of its stored lanes,
+    /// and of a row set over the budget takes every [`SLICES`]-th later meeting of its
+    /// pieces of half-boards whole. Slices that took whole meetings only where a fill of
+    /// the north rows had several, and groups elsewhere, mixed what they charged to the
+    /// row set and to themselves: N = 26 predicted twice its count. Cut by the column of a half's first queen instead, a piece's lists were
     /// shorter than its row set's, and the pair count, choosing its buckets by their
     /// lengths, skipped fewer pairs: pieces predicted 2.7 times their row sets at N = 20.
     fn pieces(&self, task: &Task) -> Result<Vec<Task>, Error> {

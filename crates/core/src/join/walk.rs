@@ -64,8 +64,12 @@ pub(super) struct Clock {
     pub(super) signatures: PerSide<Duration>,
     /// Counting the disjoint pairs, the sorting included.
     pub(super) pairs: Duration,
-    /// Sorting both lists for the pair count, which every slice of a row set repeats.
+    /// Sorting both lists for the first meeting's pair count, which every slice of a row
+    /// set repeats.
     pub(super) sorting: Duration,
+    /// Joining each half's boards with the tail for the meetings after a row set's first,
+    /// which a slice does only for the meetings it takes.
+    pub(super) later_signatures: Duration,
 }
 
 /// What one task found: solutions (already weighed by symmetry), and the work it took.
@@ -81,6 +85,8 @@ pub(super) struct Count<'a> {
     pair_kernel: &'a PairKernel,
     /// The slice of each row set this count takes: all of it, except in a piece.
     slice: Slice,
+    /// The meetings of pieces of half-boards counted so far ([`Goal::row_set`]).
+    meetings: usize,
     pub(super) pair_scratch: Scratch,
     pub(super) tally: JoinCount,
     /// Where the walk's work is timed, for an estimate.
@@ -90,7 +96,7 @@ pub(super) struct Count<'a> {
 impl<'a> Count<'a> {
     pub(super) fn new(pair_kernel: &'a PairKernel, slice: Slice) -> Count<'a> {
         let (pair_scratch, tally) = (Scratch::default(), JoinCount::default());
-        Count { pair_kernel, slice, pair_scratch, tally, clock: None }
+        Count { pair_kernel, slice, meetings: 0, pair_scratch, tally, clock: None }
     }
 
     /// A count that also times the stretches of its work that others own: its prefix's
@@ -417,8 +423,11 @@ impl Goal for Count<'_> {
     /// Counts the row set: its north boards joined with the tail rows of each half, then
     /// the disjoint pairs of the two halves' signatures. Where the signatures would pass
     /// the budget, the north boards of each half are joined in pieces, and every piece of
-    /// one half meets every piece of the other. A slice of the row set counts its share of
-    /// the groups of every meeting's pair count.
+    /// one half meets every piece of the other. A slice of a row set counts its share of
+    /// the groups of the first meeting's pair count, and takes each later meeting whole or
+    /// not at all: a row set over the budget meets its pieces in every fill of its north
+    /// rows, and its slices repeating every meeting's joining and sorting took longer
+    /// than 90 seconds each at N = 26.
     fn row_set(
         walk: &mut Walk<'_, Self>,
         _: PerSide<usize>,
@@ -435,19 +444,29 @@ impl Goal for Count<'_> {
         let pieces = Side::BOTH
             .map(|side| pieces(&walk.halves[side].north, &tails[side], subsets[side], most));
         let [east_pieces, west_pieces] = &pieces;
-        let slice = walk.goal.slice;
+        let sliced = walk.goal.slice;
         // The pair count rewrites both lists, so each meeting of pieces builds its own.
         for west_piece in west_pieces {
             for east_piece in east_pieces {
+                let meeting = walk.goal.meetings;
+                walk.goal.meetings += 1;
+                let first = meeting == 0;
+                if !first && !sliced.holds(meeting - 1) {
+                    continue;
+                }
                 for (side, piece) in [(Side::West, west_piece), (Side::East, east_piece)] {
                     let started = walk.goal.detailed_start();
                     let (table, subset) = (&tails[side], subsets[side]);
                     walk.halves[side].fill_signatures(table, subset, piece, most, rank, kernel);
                     if let (Some(started), Some(clock)) = (started, &mut walk.goal.clock) {
-                        clock.signatures[side] += started.elapsed();
+                        match first {
+                            true => clock.signatures[side] += started.elapsed(),
+                            false => clock.later_signatures += started.elapsed(),
+                        }
                     }
                 }
                 walk.note_bytes();
+                let slice = if first { sliced } else { Slice::WHOLE };
                 walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight, rank, slice);
             }
         }
@@ -502,7 +521,9 @@ impl Count<'_> {
             PairCount::default()
         } else {
             let (stored, queries) = pair_count::stored_and_queried(west, east);
-            let sorting = (self.clock.as_mut()).filter(|clock| clock.detailed);
+            // Only the first meeting's sorting is every slice's.
+            let first = self.meetings == 1;
+            let sorting = (self.clock.as_mut()).filter(|clock| clock.detailed && first);
             let sorting = sorting.map(|clock| &mut clock.sorting);
             let scratch = &mut self.pair_scratch;
             self.pair_kernel.count(stored, queries, bits, slice, scratch, sorting)
