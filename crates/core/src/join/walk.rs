@@ -459,15 +459,18 @@ impl Goal for Count<'_> {
                     let (table, subset) = (&tails[side], subsets[side]);
                     walk.halves[side].fill_signatures(table, subset, piece, most, rank, kernel);
                     if let (Some(started), Some(clock)) = (started, &mut walk.goal.clock) {
-                        match first {
-                            true => clock.signatures[side] += started.elapsed(),
-                            false => clock.later_signatures += started.elapsed(),
+                        let spent = started.elapsed();
+                        if first {
+                            clock.signatures[side] += spent;
+                        } else {
+                            clock.later_signatures += spent;
                         }
                     }
                 }
                 walk.note_bytes();
                 let slice = if first { sliced } else { Slice::WHOLE };
-                walk.goal.count_pairs(walk.geometry, &mut walk.halves, weight, rank, slice);
+                let halves = &mut walk.halves;
+                walk.goal.count_pairs(walk.geometry, halves, weight, rank, slice, first);
             }
         }
     }
@@ -489,7 +492,8 @@ impl Count<'_> {
     /// Counts the disjoint pairs of the two halves' signatures, weighed by `weight`. On an
     /// even board, a solution counts twice if its north queens' columns rank above the row
     /// set's `rank`, once if with it: the pair of its half-boards' ranks is above or equal
-    /// to the row set's, the lesser compared first (transpose.rs).
+    /// to the row set's, the lesser compared first (transpose.rs). Only `slice` of the
+    /// groups is counted, and the sorting of a row set's first meeting is timed apart.
     fn count_pairs(
         &mut self,
         geometry: &Geometry,
@@ -497,6 +501,7 @@ impl Count<'_> {
         weight: u128,
         rank: Option<LinesRank>,
         slice: Slice,
+        first_meeting: bool,
     ) {
         let bits = geometry.signature_bits();
         let started = self.detailed_start();
@@ -522,8 +527,7 @@ impl Count<'_> {
         } else {
             let (stored, queries) = pair_count::stored_and_queried(west, east);
             // Only the first meeting's sorting is every slice's.
-            let first = self.meetings == 1;
-            let sorting = (self.clock.as_mut()).filter(|clock| clock.detailed && first);
+            let sorting = (self.clock.as_mut()).filter(|clock| clock.detailed && first_meeting);
             let sorting = sorting.map(|clock| &mut clock.sorting);
             let scratch = &mut self.pair_scratch;
             self.pair_kernel.count(stored, queries, bits, slice, scratch, sorting)
