@@ -10,11 +10,13 @@ mod modules;
 mod peers;
 mod plan;
 mod scaling;
+mod seeds;
 mod tables;
 mod workspace;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use crate::workspace::project_root;
 
@@ -46,11 +48,17 @@ Commands:
           run `nqueens estimate` and then the count it predicts for each N and method,
           print predicted against actual wall time, and append both to the JSON file
   plan    [--n 22..=28] [--threads 2] [--check-even 8] [--check-odd 4] [--seed 1]
-          [--out results/plans.json]   (run as `cargo xtask-release plan`)
+          [--sample-minutes M] [--out results/plans.json]
+          (run as `cargo xtask-release plan`)
           estimate each N's count with the plan crate in this process, then check it by
           counting that many of its tasks whole (none with 0), and append the plans
           (core-time, checked ratio, corrected core-time, memory, time on 10,000 cores)
           to the JSON file
+  seeds   [--n 20..=27] [--seeds 1..=5] [--threads 2] [--sample-minutes M]
+          [--out results/seeds.json]   (run as `cargo xtask-release seeds`)
+          estimate each N's count once per seed with the plan crate in this process,
+          print the core-hours of each and the largest over the smallest, and append
+          them to the JSON file
   eta     --log FILE
           how close the ETA of a `nqueens count --progress log` run came to its end, at
           each tenth of the run, against the ETA that tasks done would have given
@@ -163,12 +171,26 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 threads: flags.number("--threads", 2)?.max(1),
                 checks: (flags.number("--check-even", 8)?, flags.number("--check-odd", 4)?),
                 seed: flags.number("--seed", 1)? as u64,
+                sample_time: sample_minutes(&mut flags)?,
                 out: flags
                     .take("--out")
                     .map_or_else(|| project_root().join("results/plans.json"), PathBuf::from),
             };
             flags.finish()?;
             plan.run()
+        }
+        "seeds" => {
+            let seeds = seeds::Seeds {
+                ns: flags.list("--n", "20..=27")?,
+                seeds: flags.list("--seeds", "1..=5")?.into_iter().map(|s| s as u64).collect(),
+                threads: flags.number("--threads", 2)?.max(1),
+                sample_time: sample_minutes(&mut flags)?,
+                out: flags
+                    .take("--out")
+                    .map_or_else(|| project_root().join("results/seeds.json"), PathBuf::from),
+            };
+            flags.finish()?;
+            seeds.run()
         }
         "eta" => {
             let log = flags.take("--log").ok_or("eta needs --log FILE")?;
@@ -187,6 +209,17 @@ fn run(args: Vec<String>) -> Result<(), String> {
         }
         other => Err(format!("unknown command '{other}' (try `cargo xtask help`)")),
     }
+}
+
+/// `--sample-minutes M`: how long each board's sample may run, if not the default.
+fn sample_minutes(flags: &mut Flags) -> Result<Option<Duration>, String> {
+    flags
+        .take("--sample-minutes")
+        .map(|minutes| match minutes.parse::<f64>() {
+            Ok(m) if m > 0.0 && m <= 1440.0 => Ok(Duration::from_secs_f64(60.0 * m)),
+            _ => Err(format!("--sample-minutes {minutes}: not 0 to 1440 minutes")),
+        })
+        .transpose()
 }
 
 /// `--flag value` pairs and bare `--switch`es.

@@ -22,6 +22,8 @@ pub(crate) struct Plan {
     /// Tasks checked per board: `even` on even boards, `odd` on odd ones (0: none).
     pub(crate) checks: (usize, usize),
     pub(crate) seed: u64,
+    /// The longest each board's sample may run, if not the plan crate's default.
+    pub(crate) sample_time: Option<Duration>,
     pub(crate) out: PathBuf,
 }
 
@@ -59,12 +61,16 @@ struct BoardPlan {
 }
 
 /// Progress on stderr, a line a minute: a plan of N = 28 runs for an hour and more.
-struct Lines {
+pub(crate) struct Lines {
     n: usize,
     last: std::cell::Cell<Instant>,
 }
 
 impl Lines {
+    pub(crate) fn new(n: usize) -> Lines {
+        Lines { n, last: std::cell::Cell::new(Instant::now()) }
+    }
+
     fn due(&self) -> bool {
         let due = self.last.get().elapsed() >= Duration::from_secs(60);
         if due {
@@ -148,9 +154,10 @@ impl Plan {
             threads: self.threads,
             seed: self.seed,
             timed: None,
+            sample_time: self.sample_time,
             stop: Arc::new(AtomicBool::new(false)),
         };
-        let watch = Lines { n, last: std::cell::Cell::new(Instant::now()) };
+        let watch = Lines::new(n);
         let setup_s = started.elapsed().as_secs_f64();
         let (estimate, sample, fixed_s) =
             nqueens_plan::estimate(&problem, &list, setup_s, &options, &watch)?.ok_or("stopped")?;
@@ -245,7 +252,7 @@ fn span(seconds: f64) -> String {
 }
 
 /// Core-hours for people: hours up to a year's worth, then core-years.
-fn core_time(hours: f64) -> String {
+pub(crate) fn core_time(hours: f64) -> String {
     const YEAR: f64 = 24.0 * 365.25;
     if hours < YEAR {
         format!("{hours:.1} core-hours")

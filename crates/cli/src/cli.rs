@@ -418,8 +418,8 @@ const SHORTEST_INTERVAL: Duration = Duration::from_millis(100);
 /// a day to a crash.
 const LONGEST_INTERVAL: Duration = Duration::from_secs(24 * 3600);
 
-/// A time between saves: seconds (`90`, `0.5`) or a number with a unit (`30s`, `5m`, `1h`).
-fn parse_interval(text: &str) -> Result<Duration, String> {
+/// A time: seconds (`90`, `0.5`) or a number with a unit (`30s`, `5m`, `1h`).
+fn parse_seconds(text: &str) -> Result<f64, String> {
     let trimmed = text.trim();
     // The unit is the letters at the end, so that `1e3` is a number of seconds.
     let number = trimmed.trim_end_matches(|c: char| c.is_ascii_alphabetic());
@@ -437,12 +437,29 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
         .ok()
         .filter(|value: &f64| value.is_finite())
         .ok_or_else(|| format!("'{text}' is not a time (examples: 30, 30s, 5m, 1h)"))?;
-    let seconds = value * seconds_per_unit;
+    Ok(value * seconds_per_unit)
+}
+
+/// A time between saves, from 0.1 s to a day.
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let seconds = parse_seconds(text)?;
     if !(SHORTEST_INTERVAL.as_secs_f64()..=LONGEST_INTERVAL.as_secs_f64()).contains(&seconds) {
         return Err(format!(
             "'{text}' is outside 0.1s to 24h: saves more often only add fsyncs, and less often \
              risk a day's work"
         ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// The longest sample: a day is already more than any plan needs.
+const LONGEST_SAMPLE: Duration = Duration::from_secs(24 * 3600);
+
+/// How long an estimate may sample, from a second to a day.
+fn parse_sample_time(text: &str) -> Result<Duration, String> {
+    let seconds = parse_seconds(text)?;
+    if !(1.0..=LONGEST_SAMPLE.as_secs_f64()).contains(&seconds) {
+        return Err(format!("'{text}' is outside 1s to 24h"));
     }
     Ok(Duration::from_secs_f64(seconds))
 }
@@ -477,6 +494,15 @@ pub(crate) struct EstimateArgs {
     /// in the sample's time, else pieces].
     #[arg(long, value_name = "WHAT", value_enum)]
     pub(crate) sample: Option<SampleChoice>,
+
+    /// The longest the sample may run (30s, 20m, 1h).
+    ///
+    /// The sample stops sooner once its prediction is precise to 1%; the timings under way
+    /// when the time is up are finished, not dropped. Boards whose units take minutes to
+    /// time (the join from N = 28) need a longer sample for a narrow interval
+    /// [default: 90s; 120s where whole tasks are timed].
+    #[arg(long, value_name = "TIME", value_hint = ValueHint::Other, value_parser = parse_sample_time)]
+    pub(crate) sample_time: Option<Duration>,
 
     /// After estimating, count K tasks drawn at random, and correct the plan by them.
     ///

@@ -66,6 +66,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             SampleChoice::Units => Timed::Units,
             SampleChoice::Pieces => Timed::Pieces,
         }),
+        sample_time: args.sample_time,
         stop: signals.flag(),
     };
     let watch = SampleDisplay::new(args.board.progress());

@@ -219,6 +219,9 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             "--check needs tasks with finer tasks",
         ),
         (&["estimate", "12", "--check", "0"], "must be at least 1"),
+        (&["estimate", "12", "--sample-time", "0.5"], "'0.5' is outside 1s to 24h"),
+        (&["estimate", "12", "--sample-time", "2d"], "'2d' is outside 1s to 24h"),
+        (&["estimate", "12", "--sample-time", "soon"], "'soon' is not a time"),
         (&["estimate", "12", "--depth", "3"], "--check"),
         (
             &["estimate", "16", "--check", "2", "--depth", "99"],

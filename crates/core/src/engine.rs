@@ -87,6 +87,18 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
         Ok(())
     }
 
+    /// Solves `task` whole, as a count does, and times it once what the engine shares
+    /// among many tasks ([`Engine::prepare`]) is in place: a count builds that once, and a
+    /// check that timed its building within a task (another thread's task, of another of
+    /// the join's splits, may take its tables out of the cache between the two) saw an
+    /// odd board's tasks of half a second take a second.
+    fn solve_timed(&self, task: &Task) -> Result<(Counts, std::time::Duration), Error> {
+        self.prepare(task)?;
+        let started = std::time::Instant::now();
+        let counts = self.solve(task, false)?;
+        Ok((counts, started.elapsed()))
+    }
+
     /// Solves `task` (a task or a piece), timing its work, and says of each stretch of that
     /// work which task of a count does it ([`Charge`]). By default the whole solve is the
     /// task's own.

@@ -326,6 +326,12 @@ impl Problem {
         self.engine.prepare(task)
     }
 
+    /// Solves `task` whole, as a count does, and times it once what the method builds for
+    /// many tasks is in place.
+    pub fn solve_timed(&self, task: &Task) -> Result<(Counts, std::time::Duration), Error> {
+        self.engine.solve_timed(task)
+    }
+
     /// Solves `task` (a task or a piece), timing its work, and says which task of a count
     /// does each stretch of it.
     pub fn measure(&self, task: &Task) -> Result<Vec<Charge>, Error> {

@@ -19,8 +19,12 @@ const DESCENTS_PER_TASK: usize = 16;
 
 /// Pieces timed for each checked unit: every piece walks its unit's first rows again,
 /// which at N = 26 took longer than the unit's own pairs (8 units' 16 pieces each had
-/// not been timed after 4 minutes on 2 threads).
-const PIECES_PER_UNIT: usize = 4;
+/// not been timed after 4 minutes on 2 threads), and at N = 28 most of a piece's two to
+/// five minutes, so that 4 pieces took twice the unit's count. Any slice of a row set
+/// stands for it without bias (they interleave its groups of pairs and its later
+/// meetings); two cost half of four, and the ratio's interval, from how far each task
+/// strays, shows what fewer pieces cost in precision.
+const PIECES_PER_UNIT: usize = 2;
 
 /// The most core-seconds a checked task should take: a user checks a plan of Q(28) in an
 /// hour or two of a laptop's cores.
@@ -48,7 +52,7 @@ pub struct Check {
 }
 
 /// One task checked.
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct CheckedTask {
     /// The index in the count's list of the task it is, or lies below; its key.
     pub index: usize,
@@ -57,6 +61,8 @@ pub struct CheckedTask {
     /// list, the inverse of the chance of the descent that reached it.
     pub weight: f64,
     pub predicted_s: f64,
+    /// The standard error of its prediction, from the spread of the descents below it.
+    pub predicted_error_s: f64,
     pub counted_s: f64,
     /// Its solutions, for a user to compare with another count of the task.
     pub total: u128,
@@ -159,10 +165,8 @@ pub fn check(
                     (*checked, Finding::Descent(path.cost(&charges)))
                 }
                 Item::Whole { checked, task } => {
-                    solver.prepare(task)?;
-                    let started = Instant::now();
-                    let total = solver.solve(task, false)?.total;
-                    let seconds = started.elapsed().as_secs_f64();
+                    let (counts, spent) = solver.solve_timed(task)?;
+                    let (seconds, total) = (spent.as_secs_f64(), counts.total);
                     (*checked, Finding::Whole { seconds, total })
                 }
             };
@@ -187,16 +191,21 @@ pub fn check(
             key: drawn.path.task.key().to_vec(),
             weight: drawn.weight,
             predicted_s: 0.0,
+            predicted_error_s: 0.0,
             counted_s: 0.0,
             total: 0,
         })
         .collect();
+    let mut costs = vec![Vec::with_capacity(descents); tasks.len()];
     for &(checked, finding) in &report.result {
         let task = &mut tasks[checked];
         match finding {
-            Finding::Descent(cost) => task.predicted_s += cost / descents as f64,
+            Finding::Descent(cost) => costs[checked].push(cost),
             Finding::Whole { seconds, total } => (task.counted_s, task.total) = (seconds, total),
         }
+    }
+    for (task, costs) in tasks.iter_mut().zip(&costs) {
+        (task.predicted_s, task.predicted_error_s) = mean_and_error(costs);
     }
     let (ratio, ratio_low, ratio_high) = ratio_of(&tasks).ok_or(PlanError::NothingToCheck)?;
     Ok(Some(Check {
@@ -247,10 +256,12 @@ fn draw(
 
 /// The ratio of the counted to the predicted sums, each task weighed by how many it stands
 /// for, and its interval: the ratio estimator's standard error, from how far each task's
-/// weighed count strays from its prediction times the ratio, times Student's quantile for so few tasks (8 checked N = 22 row sets once put
+/// weighed count strays from its prediction times the ratio and from each prediction's
+/// own error (a task that outweighs the rest strays little from a ratio drawn to its
+/// own), times Student's quantile for so few tasks (8 checked N = 22 row sets once put
 /// the ratio at 0.63 to 0.82 with the normal's, and 16 others at 0.93 to 1.06). One task
-/// gives no spread: its interval is the ratio's own size either way.
-/// `None` where the tasks were predicted to take no time.
+/// gives no spread: its interval is the ratio's own size either way. `None` where the
+/// tasks were predicted to take no time.
 fn ratio_of(tasks: &[CheckedTask]) -> Option<(f64, f64, f64)> {
     let predicted: f64 = tasks.iter().map(|t| t.weight * t.predicted_s).sum();
     let counted: f64 = tasks.iter().map(|t| t.weight * t.counted_s).sum();
@@ -265,10 +276,26 @@ fn ratio_of(tasks: &[CheckedTask]) -> Option<(f64, f64, f64)> {
         let strays: f64 = (tasks.iter())
             .map(|t| (t.weight * (t.counted_s - ratio * t.predicted_s)).powi(2))
             .sum::<f64>();
-        (strays * k / (k - 1.0)).sqrt() / predicted
+        let noise: f64 =
+            tasks.iter().map(|t| (t.weight * ratio * t.predicted_error_s).powi(2)).sum();
+        (strays * k / (k - 1.0) + noise).sqrt() / predicted
     };
     let margin = student_quantile(tasks.len().saturating_sub(1)) * error;
     Some((ratio, (ratio - margin).max(0.0), ratio + margin))
+}
+
+/// The mean of `costs` and its standard error (none from one cost).
+fn mean_and_error(costs: &[f64]) -> (f64, f64) {
+    let k = costs.len() as f64;
+    if costs.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mean = costs.iter().sum::<f64>() / k;
+    if costs.len() < 2 {
+        return (mean, 0.0);
+    }
+    let squares: f64 = costs.iter().map(|c| (c - mean).powi(2)).sum();
+    (mean, (squares / (k - 1.0) / k).sqrt())
 }
 
 /// The 97.5% quantile of Student's t with `freedom` degrees of freedom: as wide an
@@ -292,7 +319,38 @@ mod tests {
     use super::*;
 
     fn task(predicted_s: f64, counted_s: f64) -> CheckedTask {
-        CheckedTask { index: 0, key: Vec::new(), weight: 1.0, predicted_s, counted_s, total: 0 }
+        let (key, predicted_error_s) = (Vec::new(), 0.0);
+        CheckedTask {
+            index: 0,
+            key,
+            weight: 1.0,
+            predicted_s,
+            predicted_error_s,
+            counted_s,
+            total: 0,
+        }
+    }
+
+    /// A task that outweighs the rest draws the ratio to its own, so that it strays
+    /// little from it however far its prediction may be off: at N = 27 one row set's two
+    /// pieces predicted 17.4 s for 14.6 s counted, and the ratio's interval was 0.83 to
+    /// 0.86. Its prediction's own error widens the interval.
+    #[test]
+    fn a_task_that_outweighs_the_rest_widens_the_interval_by_its_own_error() {
+        let others = [task(1.0, 0.8), task(0.4, 0.3), task(0.3, 0.25)];
+        let outweighing = |predicted_error_s| CheckedTask { predicted_error_s, ..task(17.4, 14.6) };
+        let exact: Vec<CheckedTask> =
+            [outweighing(0.0)].into_iter().chain(others.clone()).collect();
+        let noisy: Vec<CheckedTask> = [outweighing(2.6)].into_iter().chain(others).collect();
+        let (ratio, low, high) = ratio_of(&exact).unwrap();
+        let (noisy_ratio, noisy_low, noisy_high) = ratio_of(&noisy).unwrap();
+        assert_eq!(ratio, noisy_ratio);
+        assert!(
+            high - low < 0.1 && noisy_high - noisy_low > 0.5,
+            "{low} {high} {noisy_low} {noisy_high}"
+        );
+        assert_eq!(mean_and_error(&[12.0, 17.0]), (14.5, 2.5));
+        assert_eq!(mean_and_error(&[3.0]), (3.0, 0.0));
     }
 
     #[test]

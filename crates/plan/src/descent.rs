@@ -15,8 +15,8 @@ use crate::options::{Options, PlanError, TaskList, Timed, Watch};
 use crate::sample::{NOT_CUT, RUN_TO_RUN, Sample, mix, unit_interval, with_noise};
 use crate::whole::WARM_UP_PER_THREAD;
 
-/// The longest the descents may run.
-pub(crate) const MOST_DESCENT_TIME: Duration = Duration::from_secs(90);
+/// The longest the descents may run unless the options say otherwise.
+const MOST_DESCENT_TIME: Duration = Duration::from_secs(90);
 
 /// The most descents drawn: at N = 16 a unit takes microseconds, and this many estimate
 /// the work within a few percent.
@@ -275,6 +275,7 @@ pub(crate) fn sample(
 ) -> Result<Option<Sample>, PlanError> {
     let TaskList { depth, tasks: list } = listed;
     let threads = options.threads;
+    let most_time = options.sample_time.unwrap_or(MOST_DESCENT_TIME);
     let warm_up = WARM_UP_PER_THREAD * threads;
     let all_draws = draw(problem, &list, MOST_DESCENTS + warm_up, options.seed)?;
     let (draws, warm_up_draws) = all_draws.split_at(MOST_DESCENTS);
@@ -342,7 +343,7 @@ pub(crate) fn sample(
             return Ok(warm_up_items.clone().collect());
         }
         let session = progress.session;
-        let time_left = session < MOST_DESCENT_TIME && next < draws.len();
+        let time_left = session < most_time && next < draws.len();
         let hand = |pieces: bool, next: &mut usize| {
             let handed: Vec<usize> = (*next..(*next + batch).min(draws.len()))
                 .map(|at| 2 * at + usize::from(pieces))
@@ -368,7 +369,7 @@ pub(crate) fn sample(
             let units_take = per_unit * least as f64 / threads as f64;
             let pieces = has_pieces
                 && options.timed != Some(Timed::Units)
-                && (pilot.is_empty() || units_take > MOST_DESCENT_TIME.as_secs_f64());
+                && (pilot.is_empty() || units_take > most_time.as_secs_f64());
             stage = match (pieces, has_pieces) {
                 (true, _) => Stage::Sampling { pieces: true, cut: NOT_CUT, from: next },
                 (false, true) => Stage::Climbing(NOT_CUT),
@@ -412,7 +413,7 @@ pub(crate) fn sample(
                 ((work.high - work.expected) / work.expected, spent / work.expected)
             });
         let affordable = precision <= AFFORDABLE_PRECISION && share >= AFFORDABLE_SHARE;
-        let done = (session.as_secs_f64() / MOST_DESCENT_TIME.as_secs_f64())
+        let done = (session.as_secs_f64() / most_time.as_secs_f64())
             .max(ENOUGH_PRECISION / precision)
             .max(if precision <= AFFORDABLE_PRECISION { share / AFFORDABLE_SHARE } else { 0.0 })
             .min(1.0);

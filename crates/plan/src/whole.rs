@@ -2,7 +2,7 @@
 //! list finer than the count's, timed whole, until they take a small share of the work
 //! they predict.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nqueens_core::{Problem, Task};
 use nqueens_scheduler::{CostModel, Finish, Prediction, Progress, Runner, stratified_order};
@@ -13,7 +13,7 @@ use crate::sample::{NOT_CUT, Sample, with_run_to_run};
 /// The most of the predicted work the sample may take.
 pub(crate) const SAMPLE_SHARE: f64 = 0.02;
 
-/// The longest the sample may run, whatever the share.
+/// The longest the sample may run, whatever the share, unless the options say otherwise.
 const MOST_SAMPLE_TIME: Duration = Duration::from_secs(120);
 
 /// Tasks of the finer list per stratum, so that one round of the sample (a task from each
@@ -92,8 +92,8 @@ fn model_of(timings: &Timings, tasks: usize) -> CostModel {
 }
 
 /// Times tasks of `list` drawn by a stratified sample, on the options' threads, until
-/// they take [`SAMPLE_SHARE`] of the work they predict or [`MOST_SAMPLE_TIME`] has
-/// passed; at least one task per stratum. `None` if stopped.
+/// they take [`SAMPLE_SHARE`] of the work they predict or the sample's time
+/// ([`MOST_SAMPLE_TIME`] by default) has passed; at least one task per stratum. `None` if stopped.
 fn time_sample(
     problem: &Problem,
     list: &[Task],
@@ -101,6 +101,7 @@ fn time_sample(
     watch: &dyn Watch,
 ) -> Result<(Option<Timings>, f64), PlanError> {
     let threads = options.threads;
+    let most_time = options.sample_time.unwrap_or(MOST_SAMPLE_TIME);
     let strata = strata(list.len());
     let order = stratified_order(&(0..list.len()).collect::<Vec<_>>(), strata, options.seed);
     let indexed: Vec<(usize, Task)> = list.iter().cloned().enumerate().collect();
@@ -108,9 +109,8 @@ fn time_sample(
     let runner = Runner::new(
         indexed,
         move |(index, task): &(usize, Task)| {
-            let started = Instant::now();
-            solver.solve(task, false)?;
-            Ok::<Timings, nqueens_core::Error>(vec![(*index, started.elapsed().as_secs_f64())])
+            let (_, spent) = solver.solve_timed(task)?;
+            Ok::<Timings, nqueens_core::Error>(vec![(*index, spent.as_secs_f64())])
         },
         |a: &Timings, b: &Timings| Ok(a.iter().chain(b).copied().collect()),
         Vec::new(),
@@ -140,7 +140,7 @@ fn time_sample(
         let share = sampled_share(&timed, tasks);
         watch.sampling(Timed::Tasks, timed.len(), share / SAMPLE_SHARE, progress.session);
         let enough = timed.len() >= strata && share >= SAMPLE_SHARE;
-        if enough || progress.session >= MOST_SAMPLE_TIME || next == sample.len() {
+        if enough || progress.session >= most_time || next == sample.len() {
             return Ok(Vec::new());
         }
         let batch = sample[next..(next + threads).min(sample.len())].to_vec();

@@ -1,0 +1,133 @@
+//! `cargo xtask seeds`: the same plan estimated with several seeds, to show how far one
+//! estimate may stray from another, appended to results/seeds.json.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use nqueens_core::{Method, Problem};
+use nqueens_plan::{Options, Sharing, TaskList};
+use serde::{Deserialize, Serialize};
+
+use crate::host::{Build, Host, timestamp};
+use crate::plan::{Lines, core_time};
+
+/// How far the estimates of one board may stray from each other: the largest over the
+/// smallest, less one.
+pub(crate) const AGREEMENT: f64 = 0.15;
+
+pub(crate) struct Seeds {
+    pub(crate) ns: Vec<usize>,
+    pub(crate) seeds: Vec<u64>,
+    pub(crate) threads: usize,
+    pub(crate) sample_time: Option<Duration>,
+    pub(crate) out: PathBuf,
+}
+
+/// The committed file: every sweep, newest last.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct SeedSweeps {
+    pub(crate) sweeps: Vec<SeedSweep>,
+}
+
+/// One sweep of boards and seeds, on one machine.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct SeedSweep {
+    pub(crate) timestamp_utc: String,
+    pub(crate) build: Build,
+    pub(crate) host: Host,
+    pub(crate) threads: usize,
+    pub(crate) boards: Vec<Board>,
+}
+
+/// One board's estimates, one per seed.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct Board {
+    pub(crate) n: usize,
+    pub(crate) kernel: String,
+    pub(crate) estimates: Vec<serde_json::Value>,
+    /// The largest core-hours over the smallest, less one.
+    pub(crate) spread: f64,
+}
+
+impl Seeds {
+    pub(crate) fn run(&self) -> Result<(), String> {
+        if cfg!(debug_assertions) {
+            return Err("cargo xtask seeds times the engines in its own process: run it built \
+                        for release, `cargo xtask-release seeds ...`"
+                .to_owned());
+        }
+        println!("| N | kernel | core-hours by seed | largest / smallest | within 15% |");
+        println!("| ---: | --- | --- | ---: | --- |");
+        let mut boards = Vec::new();
+        for &n in &self.ns {
+            let board = self.board(n).map_err(|e| format!("N = {n}: {e}"))?;
+            println!("{}", row(&board));
+            boards.push(board);
+        }
+        let mut sweeps: SeedSweeps = if self.out.exists() {
+            crate::workspace::read_json(&self.out)?
+        } else {
+            SeedSweeps::default()
+        };
+        sweeps.sweeps.push(SeedSweep {
+            timestamp_utc: timestamp().1,
+            build: Build::this(),
+            host: Host::this(),
+            threads: self.threads,
+            boards,
+        });
+        crate::workspace::write_json(&self.out, &sweeps)?;
+        println!("appended to {}", self.out.display());
+        Ok(())
+    }
+
+    fn board(&self, n: usize) -> Result<Board, Box<dyn std::error::Error>> {
+        let problem = Problem::new(n, Method::Join)?;
+        let depth = nqueens_plan::depth_for(&problem, Sharing::Alone { threads: self.threads })?;
+        let list = TaskList::of(&problem, depth)?;
+        let mut estimates = Vec::new();
+        let mut hours = Vec::new();
+        for &seed in &self.seeds {
+            let started = Instant::now();
+            let options = Options {
+                threads: self.threads,
+                seed,
+                timed: None,
+                sample_time: self.sample_time,
+                stop: Arc::new(AtomicBool::new(false)),
+            };
+            let watch = Lines::new(n);
+            let (estimate, _, _) =
+                nqueens_plan::estimate(&problem, &list, 0.0, &options, &watch)?.ok_or("stopped")?;
+            hours.push(estimate.core_hours);
+            let mut value = serde_json::to_value(&estimate)?;
+            value["estimate_wall_s"] = started.elapsed().as_secs_f64().into();
+            estimates.push(value);
+        }
+        let most = hours.iter().copied().fold(f64::NAN, f64::max);
+        let least = hours.iter().copied().fold(f64::NAN, f64::min);
+        Ok(Board {
+            n,
+            kernel: problem.kernel().name().to_owned(),
+            estimates,
+            spread: most / least - 1.0,
+        })
+    }
+}
+
+/// A board's estimates as a row of the table [`Seeds::run`] prints.
+fn row(board: &Board) -> String {
+    let hours: Vec<String> = (board.estimates.iter())
+        .map(|e| core_time(e["core_hours"].as_f64().unwrap_or(f64::NAN)))
+        .collect();
+    let within = if board.spread <= AGREEMENT { "yes" } else { "no" };
+    format!(
+        "| {} | {} | {} | {:.2} | {within} |",
+        board.n,
+        board.kernel,
+        hours.join(", "),
+        1.0 + board.spread
+    )
+}
