@@ -120,7 +120,7 @@ impl Seeds {
 /// A board's estimates as a row of the table [`Seeds::run`] prints.
 fn row(board: &Board) -> String {
     let hours: Vec<String> = (board.estimates.iter())
-        .map(|e| core_time(e["core_hours"].as_f64().unwrap_or(f64::NAN)))
+        .map(|e| work(e["core_hours"].as_f64().unwrap_or(f64::NAN)))
         .collect();
     let within = if board.spread <= AGREEMENT { "yes" } else { "no" };
     format!(
@@ -130,4 +130,14 @@ fn row(board: &Board) -> String {
         hours.join(", "),
         1.0 + board.spread
     )
+}
+
+/// Core-time for people, to three figures: small boards take core-seconds.
+fn work(hours: f64) -> String {
+    match hours * 3600.0 {
+        seconds if seconds < 100.0 => format!("{seconds:.1} core-s"),
+        seconds if seconds < 6000.0 => format!("{:.1} core-min", seconds / 60.0),
+        _ if hours < 100.0 => format!("{hours:.2} core-hours"),
+        _ => core_time(hours),
+    }
 }

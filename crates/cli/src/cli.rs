@@ -497,10 +497,11 @@ pub(crate) struct EstimateArgs {
 
     /// The longest the sample may run (30s, 20m, 1h).
     ///
-    /// The sample stops sooner once its prediction is precise to 1%; the timings under way
-    /// when the time is up are finished, not dropped. Boards whose units take minutes to
-    /// time (the join from N = 28) need a longer sample for a narrow interval
-    /// [default: 90s; 120s where whole tasks are timed].
+    /// The sample stops sooner once its prediction is precise to 1%, and goes on past
+    /// its time until it has timed 4 samples per thread; the timings under way when it
+    /// stops are finished, not dropped. Boards whose units take minutes to time (the join
+    /// from N = 28) need a longer sample for a narrow interval [default: 90s; 120s where
+    /// whole tasks are timed].
     #[arg(long, value_name = "TIME", value_hint = ValueHint::Other, value_parser = parse_sample_time)]
     pub(crate) sample_time: Option<Duration>,
 

@@ -51,6 +51,11 @@ const LEAST_PER_STRATUM: usize = 4;
 /// Pieces timed per thread before the sample chooses between units and pieces.
 const PILOT_PER_THREAD: usize = 4;
 
+/// The fewest timings per thread a sample ends with, past its time if need be: from
+/// N = 28 a piece takes minutes, and `estimate 28` stopped at its 90 seconds having
+/// timed nothing but its warm-up.
+const LEAST_TIMED_PER_THREAD: usize = 4;
+
 /// Strata of a list of `tasks` for descents: each stratum's spread needs two draws, and
 /// draws are cheap, so strata hold as few as two tasks.
 pub(crate) fn strata(tasks: usize) -> usize {
@@ -413,12 +418,14 @@ pub(crate) fn sample(
                 ((work.high - work.expected) / work.expected, spent / work.expected)
             });
         let affordable = precision <= AFFORDABLE_PRECISION && share >= AFFORDABLE_SHARE;
+        let fewest = LEAST_TIMED_PER_THREAD * threads;
+        let short = timed.len() < fewest && next < draws.len();
         let done = (session.as_secs_f64() / most_time.as_secs_f64())
             .max(ENOUGH_PRECISION / precision)
             .max(if precision <= AFFORDABLE_PRECISION { share / AFFORDABLE_SHARE } else { 0.0 })
-            .min(1.0);
+            .min(if short { timed.len() as f64 / fewest as f64 } else { 1.0 });
         watch.sampling(kind_of(pieces, len), timed.len(), done, session);
-        if precision <= ENOUGH_PRECISION || affordable || !time_left {
+        if (precision <= ENOUGH_PRECISION || affordable || !time_left) && !short {
             return Ok(Vec::new());
         }
         Ok(hand(pieces, &mut next))
@@ -739,6 +746,27 @@ mod tests {
                 }
                 at += size;
             }
+        }
+    }
+
+    /// A sample out of time before its first timing goes on until it has timed a few
+    /// per thread, rather than predicting nothing.
+    #[test]
+    fn a_sample_out_of_time_still_times_a_few_per_thread() {
+        let problem = Problem::new(14, nqueens_core::Method::Join).unwrap();
+        let list = TaskList::of(&problem, 2).unwrap();
+        for timed in [None, Some(Timed::Pieces)] {
+            let options = Options {
+                threads: 2,
+                seed: 1,
+                timed,
+                sample_time: Some(Duration::ZERO),
+                stop: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            };
+            let found = sample(&problem, list.clone(), &options, &crate::options::Unwatched);
+            let found = found.unwrap().expect("not stopped");
+            assert!(found.count >= LEAST_TIMED_PER_THREAD * 2, "{timed:?}: {}", found.count);
+            assert!(found.work.expected > 0.0, "{timed:?}");
         }
     }
 
