@@ -15,7 +15,7 @@ use crate::plan::{Lines, core_time};
 
 /// How far the estimates of one board may stray from each other: the largest over the
 /// smallest, less one.
-pub(crate) const AGREEMENT: f64 = 0.15;
+const AGREEMENT: f64 = 0.15;
 
 pub(crate) struct Seeds {
     pub(crate) ns: Vec<usize>,
@@ -58,7 +58,8 @@ impl Seeds {
                         for release, `cargo xtask-release seeds ...`"
                 .to_owned());
         }
-        println!("| N | kernel | core-hours by seed | largest / smallest | within 15% |");
+        let within = format!("within {:.0}%", 100.0 * AGREEMENT);
+        println!("| N | kernel | core-time by seed | largest / smallest | {within} |");
         println!("| ---: | --- | --- | ---: | --- |");
         let mut boards = Vec::new();
         for &n in &self.ns {
