@@ -3,8 +3,6 @@
 //! to results/plans.json.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use nqueens_core::{Method, Problem};
@@ -128,35 +126,24 @@ impl Plan {
             println!("{}", row(&value));
             results.push(value);
         }
-        let mut plans: Plans = if self.out.exists() {
-            crate::workspace::read_json(&self.out)?
-        } else {
-            Plans::default()
-        };
-        plans.plans.push(PlanSweep {
-            timestamp_utc: timestamp().1,
-            build: Build::this(),
-            host: Host::this(),
-            threads: self.threads,
-            results,
-        });
-        crate::workspace::write_json(&self.out, &plans)?;
+        crate::workspace::append_json(&self.out, |plans: &mut Plans| {
+            plans.plans.push(PlanSweep {
+                timestamp_utc: timestamp().1,
+                build: Build::this(),
+                host: Host::this(),
+                threads: self.threads,
+                results,
+            });
+        })?;
         println!("appended to {}", self.out.display());
         Ok(())
     }
 
     fn board(&self, n: usize) -> Result<BoardPlan, Box<dyn std::error::Error>> {
         let started = Instant::now();
-        let problem = Problem::new(n, Method::Join)?;
-        let depth = nqueens_plan::depth_for(&problem, Sharing::Alone { threads: self.threads })?;
-        let list = TaskList::of(&problem, depth)?;
-        let options = Options {
-            threads: self.threads,
-            seed: self.seed,
-            timed: None,
-            sample_time: self.sample_time,
-            stop: Arc::new(AtomicBool::new(false)),
-        };
+        let (problem, depth, list) = count_list(n, self.threads)?;
+        let options =
+            Options { sample_time: self.sample_time, ..Options::new(self.threads, self.seed) };
         let watch = Lines::new(n);
         let setup_s = started.elapsed().as_secs_f64();
         let (estimate, sample, fixed_s) =
@@ -187,6 +174,17 @@ impl Plan {
             estimate_wall_s: started.elapsed().as_secs_f64(),
         })
     }
+}
+
+/// The join on `n` and the task list a count on `threads` would run, at its depth.
+pub(crate) fn count_list(
+    n: usize,
+    threads: usize,
+) -> Result<(Problem, usize, TaskList), Box<dyn std::error::Error>> {
+    let problem = Problem::new(n, Method::Join)?;
+    let depth = nqueens_plan::depth_for(&problem, Sharing::Alone { threads })?;
+    let list = TaskList::of(&problem, depth)?;
+    Ok((problem, depth, list))
 }
 
 /// The head of the table [`row`] writes rows of.

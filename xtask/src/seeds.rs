@@ -2,16 +2,13 @@
 //! estimate may stray from another, appended to results/seeds.json.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use nqueens_core::{Method, Problem};
-use nqueens_plan::{Options, Sharing, TaskList};
+use nqueens_plan::Options;
 use serde::{Deserialize, Serialize};
 
 use crate::host::{Build, Host, timestamp};
-use crate::plan::{Lines, core_time};
+use crate::plan::{Lines, core_time, count_list};
 
 /// How far the estimates of one board may stray from each other: the largest over the
 /// smallest, less one.
@@ -67,38 +64,27 @@ impl Seeds {
             println!("{}", row(&board));
             boards.push(board);
         }
-        let mut sweeps: SeedSweeps = if self.out.exists() {
-            crate::workspace::read_json(&self.out)?
-        } else {
-            SeedSweeps::default()
-        };
-        sweeps.sweeps.push(SeedSweep {
-            timestamp_utc: timestamp().1,
-            build: Build::this(),
-            host: Host::this(),
-            threads: self.threads,
-            boards,
-        });
-        crate::workspace::write_json(&self.out, &sweeps)?;
+        crate::workspace::append_json(&self.out, |sweeps: &mut SeedSweeps| {
+            sweeps.sweeps.push(SeedSweep {
+                timestamp_utc: timestamp().1,
+                build: Build::this(),
+                host: Host::this(),
+                threads: self.threads,
+                boards,
+            });
+        })?;
         println!("appended to {}", self.out.display());
         Ok(())
     }
 
     fn board(&self, n: usize) -> Result<Board, Box<dyn std::error::Error>> {
-        let problem = Problem::new(n, Method::Join)?;
-        let depth = nqueens_plan::depth_for(&problem, Sharing::Alone { threads: self.threads })?;
-        let list = TaskList::of(&problem, depth)?;
+        let (problem, _, list) = count_list(n, self.threads)?;
         let mut estimates = Vec::new();
         let mut hours = Vec::new();
         for &seed in &self.seeds {
             let started = Instant::now();
-            let options = Options {
-                threads: self.threads,
-                seed,
-                timed: None,
-                sample_time: self.sample_time,
-                stop: Arc::new(AtomicBool::new(false)),
-            };
+            let options =
+                Options { sample_time: self.sample_time, ..Options::new(self.threads, seed) };
             let watch = Lines::new(n);
             let (estimate, _, _) =
                 nqueens_plan::estimate(&problem, &list, 0.0, &options, &watch)?.ok_or("stopped")?;

@@ -148,7 +148,7 @@ fn ensure_section(path: &Path, name: &str, section: &str, check: bool) -> Result
             path.display()
         ));
     }
-    std::fs::write(path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    crate::workspace::write_file(path, &updated)?;
     println!("updated {}", path.display());
     Ok(())
 }
@@ -166,7 +166,7 @@ fn ensure_chart(path: &Path, sweep: &Sweep, check: bool) -> Result<(), String> {
     if check {
         return Err(format!("{} is stale: run `cargo xtask tables`", path.display()));
     }
-    std::fs::write(path, chart).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    crate::workspace::write_file(path, &chart)?;
     println!("updated {}", path.display());
     Ok(())
 }

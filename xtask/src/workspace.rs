@@ -23,7 +23,25 @@ pub(crate) fn project_root() -> PathBuf {
 
 pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+    write_file(path, &(text + "\n"))
+}
+
+/// Replaces the file at `path` with `text` atomically: an interrupted sweep leaves the
+/// results it appends to as they were, not cut short.
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    nqueens_scheduler::write_atomically(path, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Adds a sweep to the committed results at `path` (created if missing): `push` appends
+/// it to what the file holds.
+pub(crate) fn append_json<T: Default + Serialize + DeserializeOwned>(
+    path: &Path,
+    push: impl FnOnce(&mut T),
+) -> Result<(), String> {
+    let mut held: T = if path.exists() { read_json(path)? } else { T::default() };
+    push(&mut held);
+    write_json(path, &held)
 }
 
 pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, String> {

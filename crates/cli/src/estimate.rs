@@ -60,14 +60,13 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     // A count builds its task list and checks its memory before its first task.
     let setup_s = started.elapsed().as_secs_f64();
     let options = Options {
-        threads,
-        seed: args.seed,
         timed: args.sample.map(|choice| match choice {
             SampleChoice::Units => Timed::Units,
             SampleChoice::Pieces => Timed::Pieces,
         }),
         sample_time: args.sample_time,
         stop: signals.flag(),
+        ..Options::new(threads, args.seed)
     };
     let watch = SampleDisplay::new(args.board.progress());
     // What the process holds besides its workers' lists, as a count would: the memory

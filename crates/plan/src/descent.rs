@@ -756,13 +756,8 @@ mod tests {
         let problem = Problem::new(14, nqueens_core::Method::Join).unwrap();
         let list = TaskList::of(&problem, 2).unwrap();
         for timed in [None, Some(Timed::Pieces)] {
-            let options = Options {
-                threads: 2,
-                seed: 1,
-                timed,
-                sample_time: Some(Duration::ZERO),
-                stop: Arc::new(std::sync::atomic::AtomicBool::new(false)),
-            };
+            let options =
+                Options { timed, sample_time: Some(Duration::ZERO), ..Options::new(2, 1) };
             let found = sample(&problem, list.clone(), &options, &crate::options::Unwatched);
             let found = found.unwrap().expect("not stopped");
             assert!(found.count >= LEAST_TIMED_PER_THREAD * 2, "{timed:?}: {}", found.count);

@@ -26,6 +26,20 @@ pub struct Options {
     pub stop: Arc<AtomicBool>,
 }
 
+impl Options {
+    /// A sample on `threads` drawn by `seed`, the rest by default, never stopped unless
+    /// `stop` is replaced by a flag someone raises.
+    pub fn new(threads: usize, seed: u64) -> Options {
+        Options {
+            threads,
+            seed,
+            timed: None,
+            sample_time: None,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
+
 /// What a sample timed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
