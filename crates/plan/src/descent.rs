@@ -15,8 +15,25 @@ use crate::options::{Options, PlanError, TaskList, Timed, Watch};
 use crate::sample::{NOT_CUT, RUN_TO_RUN, Sample, mix, unit_interval, with_noise};
 use crate::whole::WARM_UP_PER_THREAD;
 
-/// The longest the descents may run unless the options say otherwise.
+/// The longest the descents may run unless the options say otherwise, or the sample is
+/// still short of [`PLAN_PRECISION`] for a long count ([`default_time`]).
 const MOST_DESCENT_TIME: Duration = Duration::from_secs(90);
+
+/// The sampling error (95%, relative) a sample of a long count goes on for past
+/// [`MOST_DESCENT_TIME`]: in 90 s on 2 threads, N = 26 timed 12 to 20 pieces and N = 27
+/// about 600, their errors were 25% to 40%, and five seeds' estimates spread by 2.19 and
+/// 1.37 times. At 5%, five seeds would spread by about 6%.
+const PLAN_PRECISION: f64 = 0.05;
+
+/// The most of the count's predicted wall time a sample takes to reach
+/// [`PLAN_PRECISION`]: a plan of a count of seconds needs no such precision, one of
+/// years does.
+const PLAN_SHARE: f64 = 0.001;
+
+/// The longest a sample goes on for [`PLAN_PRECISION`] unless the options say otherwise:
+/// on 2 threads, N = 27 reaches it in about half an hour, N = 26 in over an hour, N = 28
+/// (pieces of 2 to 5 core-minutes) in days; a machine with more threads gets further.
+const LONGEST_DEFAULT_TIME: Duration = Duration::from_secs(3600);
 
 /// The most descents drawn: at N = 16 a unit takes microseconds, and this many estimate
 /// the work within a few percent.
@@ -280,7 +297,8 @@ pub(crate) fn sample(
 ) -> Result<Option<Sample>, PlanError> {
     let TaskList { depth, tasks: list } = listed;
     let threads = options.threads;
-    let most_time = options.sample_time.unwrap_or(MOST_DESCENT_TIME);
+    // The time of the pilot and the climb; the sample proper may go on longer by default.
+    let pilot_time = options.sample_time.unwrap_or(MOST_DESCENT_TIME);
     let warm_up = WARM_UP_PER_THREAD * threads;
     let all_draws = draw(problem, &list, MOST_DESCENTS + warm_up, options.seed)?;
     let (draws, warm_up_draws) = all_draws.split_at(MOST_DESCENTS);
@@ -348,7 +366,7 @@ pub(crate) fn sample(
             return Ok(warm_up_items.clone().collect());
         }
         let session = progress.session;
-        let time_left = session < most_time && next < draws.len();
+        let pilot_time_left = session < pilot_time && next < draws.len();
         let hand = |pieces: bool, next: &mut usize| {
             let handed: Vec<usize> = (*next..(*next + batch).min(draws.len()))
                 .map(|at| 2 * at + usize::from(pieces))
@@ -360,7 +378,7 @@ pub(crate) fn sample(
             let pilot = timed_as(progress.partial, has_pieces, NOT_CUT, 0);
             // The pilot goes on until enough of it is timed: an empty batch would end
             // the run.
-            if pilot.len() < pilot_size && time_left {
+            if pilot.len() < pilot_size && pilot_time_left {
                 return Ok(hand(has_pieces, &mut next));
             }
             // A unit takes at most the time of all its pieces: each builds its own share
@@ -374,7 +392,7 @@ pub(crate) fn sample(
             let units_take = per_unit * least as f64 / threads as f64;
             let pieces = has_pieces
                 && options.timed != Some(Timed::Units)
-                && (pilot.is_empty() || units_take > most_time.as_secs_f64());
+                && (pilot.is_empty() || units_take > pilot_time.as_secs_f64());
             stage = match (pieces, has_pieces) {
                 (true, _) => Stage::Sampling { pieces: true, cut: NOT_CUT, from: next },
                 (false, true) => Stage::Climbing(NOT_CUT),
@@ -388,7 +406,7 @@ pub(crate) fn sample(
         while let Stage::Climbing(len) = stage {
             cut.store(len, Ordering::Relaxed);
             let level = timed_as(progress.partial, false, len, 0);
-            if level.len() < pilot_size && time_left {
+            if level.len() < pilot_size && pilot_time_left {
                 return Ok(hand(false, &mut next));
             }
             if level.is_empty() {
@@ -398,7 +416,7 @@ pub(crate) fn sample(
             }
             climbed = len;
             let mean = level.iter().map(|t| t.1).sum::<f64>() / level.len() as f64;
-            stage = if time_left {
+            stage = if pilot_time_left {
                 climb(len, mean, unit_len, list_len, next)
             } else {
                 Stage::Sampling { pieces: false, cut: len, from: 0 }
@@ -409,14 +427,15 @@ pub(crate) fn sample(
         };
         cut.store(len, Ordering::Relaxed);
         let timed = timed_as(progress.partial, pieces, len, from);
-        let (precision, share) = (timed.len() >= least)
-            .then(|| strata.estimate(&timed))
-            .flatten()
-            .filter(|(work, _)| work.expected > 0.0)
-            .map_or((1.0, 0.0), |(work, _)| {
-                let spent = session.as_secs_f64() * threads as f64;
-                ((work.high - work.expected) / work.expected, spent / work.expected)
-            });
+        let work =
+            (strata.estimate(&timed).map(|(work, _)| work)).filter(|work| work.expected > 0.0);
+        let (precision, share) = work.filter(|_| timed.len() >= least).map_or((1.0, 0.0), |work| {
+            let spent = session.as_secs_f64() * threads as f64;
+            ((work.high - work.expected) / work.expected, spent / work.expected)
+        });
+        let count_wall = work.map_or(0.0, |work| work.expected / threads as f64);
+        let most_time = options.sample_time.unwrap_or_else(|| default_time(precision, count_wall));
+        let time_left = session < most_time && next < draws.len();
         let affordable = precision <= AFFORDABLE_PRECISION && share >= AFFORDABLE_SHARE;
         let fewest = LEAST_TIMED_PER_THREAD * threads;
         let short = timed.len() < fewest && next < draws.len();
@@ -455,6 +474,18 @@ pub(crate) fn sample(
         timed_cost: seconds * threads as f64,
         seconds,
     }))
+}
+
+/// How long a sample whose time the options leave open may run, its timings so far
+/// having predicted a count of `count_wall` seconds on its threads at `precision`:
+/// [`MOST_DESCENT_TIME`], or while it is short of [`PLAN_PRECISION`], [`PLAN_SHARE`] of
+/// the count, up to [`LONGEST_DEFAULT_TIME`].
+fn default_time(precision: f64, count_wall: f64) -> Duration {
+    if precision <= PLAN_PRECISION {
+        return MOST_DESCENT_TIME;
+    }
+    let share = Duration::try_from_secs_f64(PLAN_SHARE * count_wall).unwrap_or(Duration::MAX);
+    share.clamp(MOST_DESCENT_TIME, LONGEST_DEFAULT_TIME)
 }
 
 /// What a sample of pieces, or of units' paths cut at `cut`, timed.
@@ -747,6 +778,21 @@ mod tests {
                 at += size;
             }
         }
+    }
+
+    /// A sample left to its default time stops at 90 s once precise enough, and short of
+    /// it goes on for a thousandth of the count it predicts, from 90 s to an hour.
+    #[test]
+    fn a_default_sample_goes_on_for_a_long_count_until_precise() {
+        let long_count = 1e7;
+        assert_eq!(default_time(PLAN_PRECISION, long_count), MOST_DESCENT_TIME);
+        assert_eq!(default_time(0.01, long_count), MOST_DESCENT_TIME);
+        let short_of_it = 2.0 * PLAN_PRECISION;
+        assert_eq!(default_time(short_of_it, 1000.0), MOST_DESCENT_TIME);
+        assert_eq!(default_time(short_of_it, 1e6), Duration::from_secs(1000));
+        assert_eq!(default_time(short_of_it, long_count), LONGEST_DEFAULT_TIME);
+        assert_eq!(default_time(short_of_it, f64::INFINITY), LONGEST_DEFAULT_TIME);
+        assert_eq!(default_time(1.0, 0.0), MOST_DESCENT_TIME);
     }
 
     /// A sample out of time before its first timing goes on until it has timed a few

@@ -19,9 +19,10 @@ pub struct Options {
     /// Time whole units or pieces of them, whatever their size, to compare the two; by
     /// default units where the sample's time lets it time enough of them.
     pub timed: Option<Timed>,
-    /// The longest the sample may run; by default 90 s for descents, 120 s for whole
-    /// tasks. A board whose units take minutes each (the join from N = 28) times only a
-    /// few of them in 90 s.
+    /// The longest the sample may run. By default 120 s for whole tasks, and 90 s for
+    /// descents, which go on while they are short of a 5% error for a long count, up to
+    /// a thousandth of it or an hour: a board whose pieces take seconds to minutes each
+    /// (the join from N = 26) times only a few of them in 90 s.
     pub sample_time: Option<Duration>,
     pub stop: Arc<AtomicBool>,
 }
