@@ -30,9 +30,10 @@ const PLAN_PRECISION: f64 = 0.05;
 /// years does.
 const PLAN_SHARE: f64 = 0.001;
 
-/// The longest a sample goes on for [`PLAN_PRECISION`] unless the options say otherwise:
-/// on 2 threads, N = 27 reaches it in about half an hour, N = 26 in over an hour, N = 28
-/// (pieces of 2 to 5 core-minutes) in days; a machine with more threads gets further.
+/// The longest a sample goes on for [`PLAN_PRECISION`] unless the options say otherwise.
+/// The error falls as the square root of the draws, so on 2 threads N = 27 (25% in 90 s)
+/// needs about 25 times the draws and N = 26 (40%) about 60 times; N = 28's pieces take 2
+/// to 5 core-minutes each, and a machine with more threads gets further in the hour.
 const LONGEST_DEFAULT_TIME: Duration = Duration::from_secs(3600);
 
 /// The most descents drawn: at N = 16 a unit takes microseconds, and this many estimate
