@@ -10,6 +10,7 @@ use nqueens_plan::{Check, Options, Sharing, TaskList, Timed, Unwatched, Watch, c
 use serde::{Deserialize, Serialize};
 
 use crate::host::{Build, Host, timestamp};
+use crate::workspace::Appending;
 
 /// The cluster each plan is predicted on, besides the core-time alone.
 pub(crate) const CLUSTER_CORES: usize = 10_000;
@@ -26,13 +27,13 @@ pub(crate) struct Plan {
 }
 
 /// The committed file: every sweep of plans, newest last.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Plans {
     pub(crate) plans: Vec<PlanSweep>,
 }
 
 /// One sweep of plans, on one machine.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct PlanSweep {
     pub(crate) timestamp_utc: String,
     pub(crate) build: Build,
@@ -118,23 +119,22 @@ impl Plan {
                         for release, `cargo xtask-release plan ...`"
                 .to_owned());
         }
-        let mut results = Vec::new();
+        let saved = Appending::<Plans>::open(&self.out)?;
+        let mut sweep = PlanSweep {
+            timestamp_utc: timestamp().1,
+            build: Build::this(),
+            host: Host::this(),
+            threads: self.threads,
+            results: Vec::new(),
+        };
         print!("{TABLE_HEADER}");
         for &n in &self.ns {
             let plan = self.board(n).map_err(|e| format!("N = {n}: {e}"))?;
             let value = serde_json::to_value(&plan).map_err(|e| e.to_string())?;
             println!("{}", row(&value));
-            results.push(value);
+            sweep.results.push(value);
+            saved.save(|plans| plans.plans.push(sweep.clone()))?;
         }
-        crate::workspace::append_json(&self.out, |plans: &mut Plans| {
-            plans.plans.push(PlanSweep {
-                timestamp_utc: timestamp().1,
-                build: Build::this(),
-                host: Host::this(),
-                threads: self.threads,
-                results,
-            });
-        })?;
         println!("appended to {}", self.out.display());
         Ok(())
     }

@@ -4,11 +4,13 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use nqueens_plan::Options;
+use nqueens_core::Problem;
+use nqueens_plan::{Options, TaskList};
 use serde::{Deserialize, Serialize};
 
 use crate::host::{Build, Host, timestamp};
 use crate::plan::{Lines, core_time, count_list};
+use crate::workspace::Appending;
 
 /// How far the estimates of one board may stray from each other: the largest over the
 /// smallest, less one.
@@ -23,13 +25,13 @@ pub(crate) struct Seeds {
 }
 
 /// The committed file: every sweep, newest last.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct SeedSweeps {
     pub(crate) sweeps: Vec<SeedSweep>,
 }
 
 /// One sweep of boards and seeds, on one machine.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct SeedSweep {
     pub(crate) timestamp_utc: String,
     pub(crate) build: Build,
@@ -39,7 +41,7 @@ pub(crate) struct SeedSweep {
 }
 
 /// One board's estimates, one per seed.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Board {
     pub(crate) n: usize,
     pub(crate) kernel: String,
@@ -58,49 +60,57 @@ impl Seeds {
         let within = format!("within {:.0}%", 100.0 * AGREEMENT);
         println!("| N | kernel | core-time by seed | largest / smallest | {within} |");
         println!("| ---: | --- | --- | ---: | --- |");
-        let mut boards = Vec::new();
+        let saved = Appending::<SeedSweeps>::open(&self.out)?;
+        let mut sweep = SeedSweep {
+            timestamp_utc: timestamp().1,
+            build: Build::this(),
+            host: Host::this(),
+            threads: self.threads,
+            boards: Vec::new(),
+        };
         for &n in &self.ns {
-            let board = self.board(n).map_err(|e| format!("N = {n}: {e}"))?;
-            println!("{}", row(&board));
-            boards.push(board);
+            let (problem, _, list) =
+                count_list(n, self.threads).map_err(|e| format!("N = {n}: {e}"))?;
+            let kernel = problem.kernel().name().to_owned();
+            sweep.boards.push(Board { n, kernel, estimates: Vec::new(), spread: 0.0 });
+            for &seed in &self.seeds {
+                let estimate =
+                    self.estimate(&problem, &list, seed).map_err(|e| format!("N = {n}: {e}"))?;
+                sweep.boards.last_mut().expect("pushed above").add(estimate);
+                saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+            }
+            println!("{}", row(sweep.boards.last().expect("pushed above")));
         }
-        crate::workspace::append_json(&self.out, |sweeps: &mut SeedSweeps| {
-            sweeps.sweeps.push(SeedSweep {
-                timestamp_utc: timestamp().1,
-                build: Build::this(),
-                host: Host::this(),
-                threads: self.threads,
-                boards,
-            });
-        })?;
         println!("appended to {}", self.out.display());
         Ok(())
     }
 
-    fn board(&self, n: usize) -> Result<Board, Box<dyn std::error::Error>> {
-        let (problem, _, list) = count_list(n, self.threads)?;
-        let mut estimates = Vec::new();
-        let mut hours = Vec::new();
-        for &seed in &self.seeds {
-            let started = Instant::now();
-            let options =
-                Options { sample_time: self.sample_time, ..Options::new(self.threads, seed) };
-            let watch = Lines::new(n);
-            let (estimate, _, _) =
-                nqueens_plan::estimate(&problem, &list, 0.0, &options, &watch)?.ok_or("stopped")?;
-            hours.push(estimate.core_hours);
-            let mut value = serde_json::to_value(&estimate)?;
-            value["estimate_wall_s"] = started.elapsed().as_secs_f64().into();
-            estimates.push(value);
-        }
-        let most = hours.iter().copied().fold(f64::NAN, f64::max);
-        let least = hours.iter().copied().fold(f64::NAN, f64::min);
-        Ok(Board {
-            n,
-            kernel: problem.kernel().name().to_owned(),
-            estimates,
-            spread: most / least - 1.0,
-        })
+    /// One plan's estimate with `seed`, as JSON with the time it took.
+    fn estimate(
+        &self,
+        problem: &Problem,
+        list: &TaskList,
+        seed: u64,
+    ) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let started = Instant::now();
+        let options = Options { sample_time: self.sample_time, ..Options::new(self.threads, seed) };
+        let watch = Lines::new(problem.n());
+        let (estimate, _, _) =
+            nqueens_plan::estimate(problem, list, 0.0, &options, &watch)?.ok_or("stopped")?;
+        let mut value = serde_json::to_value(&estimate)?;
+        value["estimate_wall_s"] = started.elapsed().as_secs_f64().into();
+        Ok(value)
+    }
+}
+
+impl Board {
+    /// Adds an estimate, and takes the spread of them all.
+    fn add(&mut self, estimate: serde_json::Value) {
+        self.estimates.push(estimate);
+        let hours = self.estimates.iter().map(|e| e["core_hours"].as_f64().unwrap_or(f64::NAN));
+        let most = hours.clone().fold(f64::NAN, f64::max);
+        let least = hours.fold(f64::NAN, f64::min);
+        self.spread = most / least - 1.0;
     }
 }
 

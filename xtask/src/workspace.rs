@@ -33,19 +33,52 @@ pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Adds a sweep to the committed results at `path` (created if missing): `push` appends
-/// it to what the file holds.
-pub(crate) fn append_json<T: Default + Serialize + DeserializeOwned>(
-    path: &Path,
-    push: impl FnOnce(&mut T),
-) -> Result<(), String> {
-    let mut held: T = if path.exists() { read_json(path)? } else { T::default() };
-    push(&mut held);
-    write_json(path, &held)
+/// Committed results that a sweep adds to as it goes: what the file held before the
+/// sweep, written again with the sweep so far after each board, so that a sweep of the
+/// frontier stopped after hours keeps what it finished.
+pub(crate) struct Appending<T> {
+    path: PathBuf,
+    before: T,
+}
+
+impl<T: Default + Clone + Serialize + DeserializeOwned> Appending<T> {
+    /// The results at `path`, or none if it is missing.
+    pub(crate) fn open(path: &Path) -> Result<Appending<T>, String> {
+        let before = if path.exists() { read_json(path)? } else { T::default() };
+        Ok(Appending { path: path.to_owned(), before })
+    }
+
+    /// Writes the results held before, with what `push` adds to them.
+    pub(crate) fn save(&self, push: impl FnOnce(&mut T)) -> Result<(), String> {
+        let mut results = self.before.clone();
+        push(&mut results);
+        write_json(&self.path, &results)
+    }
 }
 
 pub(crate) fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each save writes what the file held before and the sweep so far, once.
+    #[test]
+    fn a_sweep_saved_as_it_goes_follows_what_was_there_once() {
+        let path =
+            std::env::temp_dir().join(format!("xtask-appending-{}.json", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let fresh = Appending::<Vec<u32>>::open(&path).unwrap();
+        fresh.save(|held| held.push(1)).unwrap();
+        let saved = Appending::<Vec<u32>>::open(&path).unwrap();
+        saved.save(|held| held.push(2)).unwrap();
+        saved.save(|held| held.extend([2, 3])).unwrap();
+        let read: Vec<u32> = read_json(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(read, [1, 2, 3]);
+    }
 }
