@@ -144,7 +144,7 @@ impl Join {
         charge(clock.later_signatures, bytes.len());
         charge(clock.pairs.saturating_sub(clock.sorting), bytes.len());
         let timed = charges.iter().map(|c| c.seconds).sum::<f64>();
-        let rest = (total.as_secs_f64() - timed).max(0.0);
+        let rest = (total.as_secs_f64() - timed - clock.repeated.as_secs_f64()).max(0.0);
         charges.push(Charge { seconds: rest, owner: row_set });
         charges
     }
@@ -236,13 +236,15 @@ impl Engine for Join {
     }
 
     /// Below a row set, its slices: each walks the row set's north rows, sorts its lists
-    /// for the first pair count and counts every [`SLICES`]-th group of its stored lanes,
-    /// and of a row set over the budget takes every [`SLICES`]-th later meeting of its
-    /// pieces of half-boards whole. Slices that took whole meetings only where a fill of
-    /// the north rows had several, and groups elsewhere, mixed what they charged to the
-    /// row set and to themselves: N = 26 predicted twice its count. Cut by the column of a half's first queen instead, a piece's lists were
-    /// shorter than its row set's, and the pair count, choosing its buckets by their
-    /// lengths, skipped fewer pairs: pieces predicted 2.7 times their row sets at N = 20.
+    /// for the first pair count and counts every [`SLICES`]-th group of its stored lanes;
+    /// of a row set over the budget it takes the same share of the first fill's later
+    /// meetings of its pieces of half-boards, and every [`SLICES`]-th meeting of later
+    /// fills whole (`Count::row_set` in walk.rs). Slices that took whole meetings only
+    /// where a fill of the north rows had several, and groups elsewhere, mixed what they
+    /// charged to the row set and to themselves: N = 26 predicted twice its count. Cut by
+    /// the column of a half's first queen instead, a piece's lists were shorter than its
+    /// row set's, and the pair count, choosing its buckets by their lengths, skipped fewer
+    /// pairs: pieces predicted 2.7 times their row sets at N = 20.
     fn pieces(&self, task: &Task) -> Result<Vec<Task>, Error> {
         let bytes = task.key_for(self)?;
         let key = self.geometry.key(bytes).ok_or_else(|| task.foreign())?;
@@ -518,7 +520,7 @@ mod tests {
                 let budget = Budget { lists, ..whole.budget };
                 let mut sum = 0;
                 for index in 0..SLICES {
-                    let slice = Slice { index, of: SLICES };
+                    let slice = Slice::nth(index, SLICES);
                     let timed = Count::timed(&whole.pair_kernel, slice, true, true);
                     let mut piece = Walk::new(&whole.geometry, &budget, &key, &tails, timed);
                     piece.run();

@@ -396,9 +396,7 @@ impl Geometry {
             decided.iter().enumerate().all(|(position, &side)| split.allows(position, side));
         let slice = match *piece {
             [] => Slice::WHOLE,
-            [index] if usize::from(index) < SLICES => {
-                Slice { index: usize::from(index), of: SLICES }
-            }
+            [index] if usize::from(index) < SLICES => Slice::nth(usize::from(index), SLICES),
             _ => return None,
         };
         allowed.then_some(Key { split, decided, slice })

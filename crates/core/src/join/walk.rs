@@ -68,8 +68,11 @@ pub(super) struct Clock {
     /// set repeats.
     pub(super) sorting: Duration,
     /// Joining each half's boards with the tail for the meetings after a row set's first,
-    /// which a slice does only for the meetings it takes.
+    /// which a slice does only for the meetings it takes part of: its share of each.
     pub(super) later_signatures: Duration,
+    /// The rest of those joinings, and of those meetings' sorting, which the other slices
+    /// taking part of the same meeting repeat: charged to none, as a count does them once.
+    pub(super) repeated: Duration,
 }
 
 /// What one task found: solutions (already weighed by symmetry), and the work it took.
@@ -85,8 +88,10 @@ pub(super) struct Count<'a> {
     pair_kernel: &'a PairKernel,
     /// The slice of each row set this count takes: all of it, except in a piece.
     slice: Slice,
-    /// The meetings of pieces of half-boards counted so far ([`Goal::row_set`]).
+    /// The meetings of pieces of half-boards counted so far ([`Goal::row_set`]), and how
+    /// many of them the first fill of the north rows had.
     meetings: usize,
+    first_fill_meetings: usize,
     pub(super) pair_scratch: Scratch,
     pub(super) tally: JoinCount,
     /// Where the walk's work is timed, for an estimate.
@@ -96,7 +101,16 @@ pub(super) struct Count<'a> {
 impl<'a> Count<'a> {
     pub(super) fn new(pair_kernel: &'a PairKernel, slice: Slice) -> Count<'a> {
         let (pair_scratch, tally) = (Scratch::default(), JoinCount::default());
-        Count { pair_kernel, slice, meetings: 0, pair_scratch, tally, clock: None }
+        let (meetings, first_fill_meetings) = (0, 0);
+        Count {
+            pair_kernel,
+            slice,
+            meetings,
+            first_fill_meetings,
+            pair_scratch,
+            tally,
+            clock: None,
+        }
     }
 
     /// A count that also times the stretches of its work that others own: its prefix's
@@ -424,10 +438,13 @@ impl Goal for Count<'_> {
     /// the disjoint pairs of the two halves' signatures. Where the signatures would pass
     /// the budget, the north boards of each half are joined in pieces, and every piece of
     /// one half meets every piece of the other. A slice of a row set counts its share of
-    /// the groups of the first meeting's pair count, and takes each later meeting whole or
-    /// not at all: a row set over the budget meets its pieces in every fill of its north
-    /// rows, and its slices repeating every meeting's joining and sorting took longer
-    /// than 90 seconds each at N = 26.
+    /// the groups of the first meeting's pair count; of the first fill's later meetings it
+    /// takes the same share, in runs of groups across them ([`Slice::of_later`]): dealt
+    /// whole, a row set with three later meetings had three slices of sixteen each count
+    /// a whole meeting, and pieces of N = 27 predicted one row set at 12 s to 20 s. Later
+    /// fills' meetings are dealt whole, in turn: a row set over the budget meets its pieces
+    /// in every fill of its north rows, and slices repeating every meeting's joining and
+    /// sorting took longer than 90 seconds each at N = 26.
     fn row_set(
         walk: &mut Walk<'_, Self>,
         _: PerSide<usize>,
@@ -445,15 +462,29 @@ impl Goal for Count<'_> {
             .map(|side| pieces(&walk.halves[side].north, &tails[side], subsets[side], most));
         let [east_pieces, west_pieces] = &pieces;
         let sliced = walk.goal.slice;
+        let first_fill = walk.goal.meetings == 0;
+        if first_fill {
+            walk.goal.first_fill_meetings = west_pieces.len() * east_pieces.len();
+        }
         // The pair count rewrites both lists, so each meeting of pieces builds its own.
         for west_piece in west_pieces {
             for east_piece in east_pieces {
                 let meeting = walk.goal.meetings;
                 walk.goal.meetings += 1;
                 let first = meeting == 0;
-                if !first && !sliced.holds(meeting - 1) {
+                let taken = if first {
+                    Some(sliced)
+                } else if first_fill {
+                    sliced.of_later(walk.goal.first_fill_meetings - 1, meeting - 1)
+                } else {
+                    let dealt = meeting - walk.goal.first_fill_meetings;
+                    sliced.holds(dealt).then_some(Slice::WHOLE)
+                };
+                let Some(taken) = taken else {
                     continue;
-                }
+                };
+                // The first meeting's joining is every slice's; a later one's, its share's.
+                let share = if first { 1.0 } else { taken.share() };
                 for (side, piece) in [(Side::West, west_piece), (Side::East, east_piece)] {
                     let started = walk.goal.detailed_start();
                     let (table, subset) = (&tails[side], subsets[side]);
@@ -463,14 +494,14 @@ impl Goal for Count<'_> {
                         if first {
                             clock.signatures[side] += spent;
                         } else {
-                            clock.later_signatures += spent;
+                            clock.later_signatures += spent.mul_f64(share);
+                            clock.repeated += spent.mul_f64(1.0 - share);
                         }
                     }
                 }
                 walk.note_bytes();
-                let slice = if first { sliced } else { Slice::WHOLE };
                 let halves = &mut walk.halves;
-                walk.goal.count_pairs(walk.geometry, halves, weight, rank, slice, first);
+                walk.goal.count_pairs(walk.geometry, halves, weight, rank, taken, first);
             }
         }
     }
@@ -493,7 +524,9 @@ impl Count<'_> {
     /// even board, a solution counts twice if its north queens' columns rank above the row
     /// set's `rank`, once if with it: the pair of its half-boards' ranks is above or equal
     /// to the row set's, the lesser compared first (transpose.rs). Only `slice` of the
-    /// groups is counted, and the sorting of a row set's first meeting is timed apart.
+    /// groups is counted, and the sorting of a row set's first meeting is timed apart;
+    /// of a later meeting that slices share, the rest of its sorting is the other
+    /// slices' ([`Clock::repeated`]).
     fn count_pairs(
         &mut self,
         geometry: &Geometry,
@@ -522,18 +555,26 @@ impl Count<'_> {
         };
         let once = once.map(|(west, east)| self.count_every(west, east, bits, slice));
         let (west, east) = (&mut west[..w.between], &mut east[..e.between]);
+        let share = slice.share();
+        let mut shared_sorting = Duration::ZERO;
         let above = if west.is_empty() || east.is_empty() {
             PairCount::default()
         } else {
             let (stored, queries) = pair_count::stored_and_queried(west, east);
-            // Only the first meeting's sorting is every slice's.
-            let sorting = (self.clock.as_mut()).filter(|clock| clock.detailed && first_meeting);
-            let sorting = sorting.map(|clock| &mut clock.sorting);
+            // The first meeting's sorting is every slice's; a later one's, where slices
+            // share the meeting, is shared by them.
+            let sorting = match self.clock.as_mut().filter(|clock| clock.detailed) {
+                Some(clock) if first_meeting => Some(&mut clock.sorting),
+                Some(_) if share < 1.0 => Some(&mut shared_sorting),
+                _ => None,
+            };
             let scratch = &mut self.pair_scratch;
             self.pair_kernel.count(stored, queries, bits, slice, scratch, sorting)
         };
         if let (Some(started), Some(clock)) = (started, &mut self.clock) {
-            clock.pairs += started.elapsed();
+            let repeated = shared_sorting.mul_f64(1.0 - share);
+            clock.pairs += started.elapsed().saturating_sub(repeated);
+            clock.repeated += repeated;
         }
         let sum =
             |counts: &[PairCount]| counts.iter().map(|c| u128::from(c.disjoint)).sum::<u128>();

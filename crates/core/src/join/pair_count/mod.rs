@@ -98,21 +98,45 @@ pub(super) fn stored_and_queried<'a>(
 }
 
 /// Which of a pair count's groups of stored lanes a count takes: all of them, or for a
-/// piece of a row set, which only an estimate times, every `of`-th from `index`. The
-/// slices of a count partition its pairs, and each sorts both lists as the whole does.
+/// piece of a row set, which only an estimate times, those whose position in the count's
+/// order is `from..to` modulo `of`. The slices of a count partition its pairs, and each
+/// sorts both lists as the whole does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Slice {
-    pub(super) index: usize,
-    pub(super) of: usize,
+    from: usize,
+    to: usize,
+    of: usize,
 }
 
 impl Slice {
-    pub(super) const WHOLE: Slice = Slice { index: 0, of: 1 };
+    pub(super) const WHOLE: Slice = Slice { from: 0, to: 1, of: 1 };
+
+    /// The `index`-th of `of` slices.
+    pub(super) fn nth(index: usize, of: usize) -> Slice {
+        assert!(index < of, "slice {index} of {of}");
+        Slice { from: index, to: index + 1, of }
+    }
 
     /// Whether the slice holds the group at `position` of the count's order. The pairs
     /// counted without groups are the first slice's.
     pub(super) fn holds(self, position: usize) -> bool {
-        position % self.of == self.index
+        (self.from..self.to).contains(&(position % self.of))
+    }
+
+    /// The share of the groups it holds.
+    pub(super) fn share(self) -> f64 {
+        (self.to - self.from) as f64 / self.of as f64
+    }
+
+    /// What this slice takes of the `at`-th of `later` counts that its slices deal out
+    /// between them: each cut in `of` slices, laid end to end, and dealt in runs of
+    /// `later` of them, so that every slice takes the same share however few counts there
+    /// are; `None` if none of that count.
+    pub(super) fn of_later(self, later: usize, at: usize) -> Option<Slice> {
+        let of = self.of;
+        let start = (self.from * later).saturating_sub(at * of).min(of);
+        let end = (self.to * later).saturating_sub(at * of).min(of);
+        (start < end).then_some(Slice { from: start, to: end, of })
     }
 }
 
@@ -402,6 +426,37 @@ mod tests {
         assert!(count.tested < 5000 * 3000 / 2, "{count:?}");
     }
 
+    /// However many counts the slices deal out, each of a count's groups is one slice's,
+    /// and every slice takes the same share of them all.
+    #[test]
+    fn slices_deal_later_counts_evenly_and_wholly() {
+        for of in [1, 5, 16] {
+            for later in 1..40 {
+                let mut shares = vec![0.0; of];
+                for at in 0..later {
+                    for position in 0..2 * of {
+                        let holders = (0..of)
+                            .filter(|&index| {
+                                let part = Slice::nth(index, of).of_later(later, at);
+                                part.is_some_and(|part| part.holds(position))
+                            })
+                            .count();
+                        assert_eq!(holders, 1, "{later} counts in {of}: {at}, {position}");
+                    }
+                    for (index, share) in shares.iter_mut().enumerate() {
+                        *share +=
+                            Slice::nth(index, of).of_later(later, at).map_or(0.0, Slice::share);
+                    }
+                }
+                for share in shares {
+                    let even = later as f64 / of as f64;
+                    assert!((share - even).abs() < 1e-9, "{later} counts in {of}: {share}");
+                }
+                assert_eq!(Slice::WHOLE.of_later(later, later - 1), Some(Slice::WHOLE));
+            }
+        }
+    }
+
     /// The slices of a count partition its pairs and the pairs it tests, and each slice
     /// times the sorting that all of them repeat.
     #[test]
@@ -416,7 +471,7 @@ mod tests {
             for index in 0..5 {
                 let (mut s, mut q) = (stored.clone(), queries.clone());
                 let mut sorting = Duration::ZERO;
-                let slice = Slice { index, of: 5 };
+                let slice = Slice::nth(index, 5);
                 let count =
                     kernel.count(&mut s, &mut q, 30, slice, &mut scratch, Some(&mut sorting));
                 assert!(sorting > Duration::ZERO, "{kernel:?}");
