@@ -101,12 +101,11 @@ pub(super) struct Count<'a> {
 impl<'a> Count<'a> {
     pub(super) fn new(pair_kernel: &'a PairKernel, slice: Slice) -> Count<'a> {
         let (pair_scratch, tally) = (Scratch::default(), JoinCount::default());
-        let (meetings, first_fill_meetings) = (0, 0);
         Count {
             pair_kernel,
             slice,
-            meetings,
-            first_fill_meetings,
+            meetings: 0,
+            first_fill_meetings: 0,
             pair_scratch,
             tally,
             clock: None,
