@@ -501,8 +501,8 @@ pub(crate) struct EstimateArgs {
     /// its time until it has timed 4 samples per thread; the timings under way when it
     /// stops are finished, not dropped. By default it runs 90 s (120 s where whole tasks
     /// are timed), and for a long count goes on while its own error is above 5%, up to a
-    /// thousandth of the count it predicts or an hour: on 2 threads N = 27 takes about
-    /// half an hour, N = 26 an hour.
+    /// thousandth of the count it predicts or an hour: on 2 threads N = 27 takes 10 to 30
+    /// minutes, N = 26 and 28 the hour.
     #[arg(long, value_name = "TIME", value_hint = ValueHint::Other, value_parser = parse_sample_time)]
     pub(crate) sample_time: Option<Duration>,
 

@@ -255,7 +255,7 @@ fn draw(problem: &Problem, list: &[Task], count: usize, seed: u64) -> Result<Vec
 /// What the runner returns for a timing.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Timing {
-    /// The draw, or `usize::MAX` for a warm-up.
+    /// The draw; the warm-ups' draws follow the sample's.
     draw: usize,
     /// Whether it timed the draw's piece, else its unit's path cut at `cut`.
     piece: bool,
@@ -271,6 +271,18 @@ struct Timing {
 /// its paths short one or more levels higher ([`Path::cut_at`]) and times those tasks
 /// whole.
 const LEAST_TIMING: f64 = 0.02;
+
+/// A timing this long loses what a thread's first timings pay more than later ones (the
+/// first mapping of memory, cold caches: milliseconds) in its own time; from N = 26 every
+/// piece maps its lists afresh anyway. So a sample of such pieces keeps its warm-up's: at
+/// N = 28 on 2 threads the warm-up's 4 pieces took 14 minutes.
+const LONG_TIMING: f64 = 1.0;
+
+/// How many times the sample's time whole units would take (by the pilot's pieces) for
+/// the pilot's timings to join a sample of pieces: units would take hundreds of times
+/// the sample's time at N = 26 and 28, whose pilots timed 8 pieces each, a third of what
+/// N = 26 timed in 2 minutes on 2 threads, and dropped them.
+const CLEAR_CHOICE: f64 = 4.0;
 
 /// Where the sample stands.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -313,8 +325,8 @@ pub(crate) fn sample(
         items.push((at, true, d.piece.clone()));
     }
     let warm_up_items = items.len()..items.len() + warm_up_draws.len();
-    for d in warm_up_draws {
-        items.push((usize::MAX, true, d.piece.clone()));
+    for (at, d) in warm_up_draws.iter().enumerate() {
+        items.push((draws.len() + at, true, d.piece.clone()));
     }
     let cut = Arc::new(AtomicUsize::new(NOT_CUT));
     let solver = problem.clone();
@@ -340,10 +352,8 @@ pub(crate) fn sample(
     // The timings of pieces, or of units' paths cut at `cut`, of the draws from `from` on:
     // (list index, seconds, cost).
     let timed_as = |results: &[Timing], pieces: bool, cut: usize, from: usize| {
-        (results.iter())
-            .filter(|t| (from..draws.len()).contains(&t.draw) && t.piece == pieces)
-            .filter(|t| pieces || t.cut == cut)
-            .map(|t| (draws[t.draw].index, t.seconds, t.cost))
+        (sampled_timings(results, draws.len(), pieces, cut, from).into_iter())
+            .map(|t| (all_draws[t.draw].index, t.seconds, t.cost))
             .collect::<Vec<(usize, f64, f64)>>()
     };
     let strata = Strata::of(list.len());
@@ -394,8 +404,15 @@ pub(crate) fn sample(
             let pieces = has_pieces
                 && options.timed != Some(Timed::Units)
                 && (pilot.is_empty() || units_take > pilot_time.as_secs_f64());
+            // A choice that a pilot of pieces several times cheaper would not have changed
+            // hardly hangs on the pilot's timings, which then join the sample.
+            let clear = units_take > CLEAR_CHOICE * pilot_time.as_secs_f64();
             stage = match (pieces, has_pieces) {
-                (true, _) => Stage::Sampling { pieces: true, cut: NOT_CUT, from: next },
+                (true, _) => Stage::Sampling {
+                    pieces: true,
+                    cut: NOT_CUT,
+                    from: if clear { 0 } else { next },
+                },
                 (false, true) => Stage::Climbing(NOT_CUT),
                 // The pilot timed units: it is the first level of the climb.
                 (false, false) => {
@@ -496,6 +513,27 @@ fn kind_of(pieces: bool, cut: usize) -> Timed {
         (false, NOT_CUT) => Timed::Units,
         (false, _) => Timed::Finer,
     }
+}
+
+/// The timings of a sample of pieces, or of units' paths cut at `cut`, of the draws from
+/// `from` to `draws` (the warm-ups' draws follow them). Where the sample's own timings
+/// average [`LONG_TIMING`] or more, the warm-ups' pieces join them: whether they do hangs
+/// on the other timings, not on their own, so the sample stays unbiased.
+fn sampled_timings(
+    results: &[Timing],
+    draws: usize,
+    pieces: bool,
+    cut: usize,
+    from: usize,
+) -> Vec<&Timing> {
+    let of_kind = |t: &&Timing| t.piece == pieces && (pieces || t.cut == cut);
+    let mut timed: Vec<&Timing> =
+        results.iter().filter(of_kind).filter(|t| (from..draws).contains(&t.draw)).collect();
+    let mean = timed.iter().map(|t| t.seconds).sum::<f64>() / timed.len().max(1) as f64;
+    if pieces && mean >= LONG_TIMING {
+        timed.extend(results.iter().filter(of_kind).filter(|t| t.draw >= draws));
+    }
+    timed
 }
 
 /// The next stage after timings of paths cut at `len` (or units, [`NOT_CUT`]) that took
@@ -779,6 +817,28 @@ mod tests {
                 at += size;
             }
         }
+    }
+
+    /// The warm-ups' pieces join a sample of pieces whose own timings are long, and only
+    /// then; timings of draws before `from`, or of the other kind, never do.
+    #[test]
+    fn warm_ups_join_only_a_sample_of_long_pieces() {
+        let timing =
+            |draw, piece, seconds| Timing { draw, piece, cut: NOT_CUT, seconds, cost: seconds };
+        let draws_of = |timed: Vec<&Timing>| timed.iter().map(|t| t.draw).collect::<Vec<_>>();
+        let draws = 10;
+        let long = [
+            timing(0, true, 5.0),
+            timing(3, true, 2.0),
+            timing(4, false, 9.0),
+            timing(10, true, 7.0),
+        ];
+        assert_eq!(draws_of(sampled_timings(&long, draws, true, NOT_CUT, 0)), [0, 3, 10]);
+        assert_eq!(draws_of(sampled_timings(&long, draws, true, NOT_CUT, 1)), [3, 10]);
+        assert_eq!(draws_of(sampled_timings(&long, draws, false, NOT_CUT, 0)), [4]);
+        let short = [timing(0, true, 0.5), timing(3, true, 0.9), timing(10, true, 7.0)];
+        assert_eq!(draws_of(sampled_timings(&short, draws, true, NOT_CUT, 0)), [0, 3]);
+        assert!(sampled_timings(&long, draws, true, NOT_CUT, 5).is_empty());
     }
 
     /// A sample left to its default time stops at 90 s once precise enough, and short of
