@@ -169,6 +169,11 @@ fn variance(values: &[f64]) -> f64 {
     values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (values.len().max(2) - 1) as f64
 }
 
+/// The least and the most of `values`.
+fn span(values: &[f64]) -> (f64, f64) {
+    values.iter().fold((f64::MAX, 0.0f64), |(least, most), &v| (least.min(v), most.max(v)))
+}
+
 fn main() -> Result<(), Failure> {
     let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse()).collect::<Result<_, _>>()?;
     let [n, prefixes, members, wholes, most, seed] = args[..] else {
@@ -245,7 +250,7 @@ fn main() -> Result<(), Failure> {
     for cluster in &clusters {
         let owns: Vec<f64> = cluster.iter().map(|s| s.own_cost).collect();
         let shared: Vec<f64> = cluster.iter().map(|s| s.shared_cost).collect();
-        let (least, most) = owns.iter().fold((f64::MAX, 0.0f64), |(l, m), &o| (l.min(o), m.max(o)));
+        let (least, most) = span(&owns);
         most_within = most_within.max(most / least);
         shared_costs.push(mean(&shared));
         own_means.push(mean(&owns));
@@ -264,8 +269,7 @@ fn main() -> Result<(), Failure> {
         between / (between + within),
         (between + within).sqrt() / mean(&cluster_means),
     );
-    let (least, most) =
-        own_means.iter().fold((f64::MAX, 0.0f64), |(l, m), &o| (l.min(o), m.max(o)));
+    let (least, most) = span(&own_means);
     println!(
         "by weighed cost the prefix is {:.1}% of a draw; the pieces' own costs span {:.0} times \
          from one prefix to another ({least:.2e} to {most:.2e}), at most {most_within:.1} times \
