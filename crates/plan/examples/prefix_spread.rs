@@ -200,6 +200,14 @@ fn main() -> Result<(), Failure> {
         "N = {n}: {} list tasks, units of {unit_len} key bytes, prefix of {prefix_len}",
         list.len()
     );
+    if prefix_len < list[0].key().len() {
+        return Err(format!(
+            "N = {n}: the prefix of the north rows ({prefix_len} key bytes) lies above the \
+             count's tasks ({} bytes): every task holds its own",
+            list[0].key().len()
+        )
+        .into());
+    }
     let prefix_of = |path: &Path| path.passed.iter().position(|t| t.key().len() == prefix_len);
     let mut jobs = Vec::new();
     let mut drawn = 0;
