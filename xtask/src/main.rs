@@ -48,17 +48,20 @@ Commands:
           run `nqueens estimate` and then the count it predicts for each N and method,
           print predicted against actual wall time, and append both to the JSON file
   plan    [--n 22..=28] [--threads 2] [--check-even 8] [--check-odd 4] [--seed 1]
-          [--sample-minutes M] [--out results/plans.json]
+          [--sample-minutes M] [--max-memory-gib G] [--out results/plans.json]
           (run as `cargo xtask-release plan`)
           estimate each N's count with the plan crate in this process, then check it by
           counting that many of its tasks whole (none with 0), and append the plans
           (core-time, checked ratio, corrected core-time, memory, time on 10,000 cores)
           to the JSON file
   seeds   [--n 20..=27] [--seeds 1..=5] [--threads 2] [--sample-minutes M]
-          [--out results/seeds.json]   (run as `cargo xtask-release seeds`)
+          [--max-memory-gib G] [--out results/seeds.json]
+          (run as `cargo xtask-release seeds`)
           estimate each N's count once per seed with the plan crate in this process,
           print the core-hours of each and the largest over the smallest, and append
           them to the JSON file
+  plan and seeds with --max-memory-gib G plan counts that hold G GiB in all, as
+  `nqueens count --max-memory` does, instead of the join's default budget per thread
   eta     --log FILE
           how close the ETA of a `nqueens count --progress log` run came to its end, at
           each tenth of the run, against the ETA that tasks done would have given
@@ -172,6 +175,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 checks: (flags.number("--check-even", 8)?, flags.number("--check-odd", 4)?),
                 seed: flags.number("--seed", 1)? as u64,
                 sample_time: sample_minutes(&mut flags)?,
+                max_memory: max_memory(&mut flags)?,
                 out: flags
                     .take("--out")
                     .map_or_else(|| project_root().join("results/plans.json"), PathBuf::from),
@@ -185,6 +189,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 seeds: flags.list("--seeds", "1..=5")?.into_iter().map(|s| s as u64).collect(),
                 threads: flags.number("--threads", 2)?.max(1),
                 sample_time: sample_minutes(&mut flags)?,
+                max_memory: max_memory(&mut flags)?,
                 out: flags
                     .take("--out")
                     .map_or_else(|| project_root().join("results/seeds.json"), PathBuf::from),
@@ -218,6 +223,17 @@ fn sample_minutes(flags: &mut Flags) -> Result<Option<Duration>, String> {
         .map(|minutes| match minutes.parse::<f64>() {
             Ok(m) if m > 0.0 && m <= 1440.0 => Ok(Duration::from_secs_f64(60.0 * m)),
             _ => Err(format!("--sample-minutes {minutes}: not 0 to 1440 minutes")),
+        })
+        .transpose()
+}
+
+/// `--max-memory-gib G`: the memory a planned count may hold in all, in bytes.
+fn max_memory(flags: &mut Flags) -> Result<Option<u64>, String> {
+    flags
+        .take("--max-memory-gib")
+        .map(|gib| match gib.parse::<f64>() {
+            Ok(g) if g > 0.0 && g <= 1e6 => Ok((g * (1u64 << 30) as f64) as u64),
+            _ => Err(format!("--max-memory-gib {gib}: not a size in GiB")),
         })
         .transpose()
 }

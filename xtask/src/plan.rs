@@ -23,6 +23,9 @@ pub(crate) struct Plan {
     pub(crate) seed: u64,
     /// The longest each board's sample may run, if not the plan crate's default.
     pub(crate) sample_time: Option<Duration>,
+    /// The memory the count may hold, spread over its threads, if not the engine's
+    /// default budget per thread.
+    pub(crate) max_memory: Option<u64>,
     pub(crate) out: PathBuf,
 }
 
@@ -141,7 +144,7 @@ impl Plan {
 
     fn board(&self, n: usize) -> Result<BoardPlan, Box<dyn std::error::Error>> {
         let started = Instant::now();
-        let (problem, depth, list) = count_list(n, self.threads)?;
+        let (problem, depth, list) = count_list(n, self.threads, self.max_memory)?;
         let options =
             Options { sample_time: self.sample_time, ..Options::new(self.threads, self.seed) };
         let watch = Lines::new(n);
@@ -176,12 +179,19 @@ impl Plan {
     }
 }
 
-/// The join on `n` and the task list a count on `threads` would run, at its depth.
+/// The join on `n` and the task list a count on `threads` would run, at its depth, holding
+/// `max_memory` bytes in all if given: from N = 28 the default 1.5 GiB per thread counts
+/// row sets in pieces that a sample on 2 threads cannot time in an hour.
 pub(crate) fn count_list(
     n: usize,
     threads: usize,
+    max_memory: Option<u64>,
 ) -> Result<(Problem, usize, TaskList), Box<dyn std::error::Error>> {
     let problem = Problem::new(n, Method::Join)?;
+    let problem = match max_memory {
+        Some(bytes) => problem.with_memory_per_thread(bytes / threads as u64)?,
+        None => problem,
+    };
     let depth = nqueens_plan::depth_for(&problem, Sharing::Alone { threads })?;
     let list = TaskList::of(&problem, depth)?;
     Ok((problem, depth, list))

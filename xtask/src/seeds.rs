@@ -21,6 +21,8 @@ pub(crate) struct Seeds {
     pub(crate) seeds: Vec<u64>,
     pub(crate) threads: usize,
     pub(crate) sample_time: Option<Duration>,
+    /// As [`crate::plan::Plan`]'s.
+    pub(crate) max_memory: Option<u64>,
     pub(crate) out: PathBuf,
 }
 
@@ -46,6 +48,9 @@ pub(crate) struct Board {
     pub(crate) n: usize,
     pub(crate) kernel: String,
     pub(crate) estimates: Vec<serde_json::Value>,
+    /// The budget each thread counted within (absent in sweeps before it was recorded).
+    #[serde(default)]
+    pub(crate) memory_per_thread_bytes: Option<u64>,
     /// The largest core-hours over the smallest, less one.
     pub(crate) spread: f64,
 }
@@ -69,10 +74,17 @@ impl Seeds {
             boards: Vec::new(),
         };
         for &n in &self.ns {
-            let (problem, _, list) =
-                count_list(n, self.threads).map_err(|e| format!("N = {n}: {e}"))?;
+            let (problem, _, list) = count_list(n, self.threads, self.max_memory)
+                .map_err(|e| format!("N = {n}: {e}"))?;
             let kernel = problem.kernel().name().to_owned();
-            sweep.boards.push(Board { n, kernel, estimates: Vec::new(), spread: 0.0 });
+            let memory_per_thread_bytes = Some(problem.memory_per_thread());
+            sweep.boards.push(Board {
+                n,
+                kernel,
+                estimates: Vec::new(),
+                memory_per_thread_bytes,
+                spread: 0.0,
+            });
             for &seed in &self.seeds {
                 let estimate =
                     self.estimate(&problem, &list, seed).map_err(|e| format!("N = {n}: {e}"))?;
