@@ -323,9 +323,6 @@ impl Engine for Join {
 }
 
 #[cfg(test)]
-mod experiment;
-
-#[cfg(test)]
 mod tests {
     use nqueens_test_support::{
         count_solutions_within, row_set_weight, transposed_weight, weigh_solutions_within,
