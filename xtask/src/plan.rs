@@ -42,6 +42,9 @@ pub(crate) struct PlanSweep {
     pub(crate) build: Build,
     pub(crate) host: Host,
     pub(crate) threads: usize,
+    /// What the planned counts may hold in all, where not the default budget per thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) max_memory_bytes: Option<u64>,
     pub(crate) results: Vec<serde_json::Value>,
 }
 
@@ -128,6 +131,7 @@ impl Plan {
             build: Build::this(),
             host: Host::this(),
             threads: self.threads,
+            max_memory_bytes: self.max_memory,
             results: Vec::new(),
         };
         print!("{TABLE_HEADER}");
