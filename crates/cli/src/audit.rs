@@ -12,6 +12,7 @@ use std::fmt;
 
 use anyhow::bail;
 use nqueens_core::{Counts, Kernel, Problem, Task};
+use nqueens_random::mix;
 use nqueens_scheduler::{Finish, Runner, Shard};
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -156,14 +157,6 @@ impl fmt::Display for Shown<'_> {
             thirds => write!(f, "{} and {thirds}/3", self.0.total),
         }
     }
-}
-
-/// SplitMix64's finaliser: neighbouring indices get unrelated draws.
-pub(crate) fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 /// What an audit checked, as the JSON report records it.

@@ -14,15 +14,9 @@ use std::time::Instant;
 
 use nqueens_core::{Charge, Method, Problem, Task};
 use nqueens_plan::{Sharing, depth_for};
+use nqueens_random::mix;
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
-
-fn mix(seed: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// A descent as the sample makes it: children in proportion to their units, each task
 /// weighed by the inverse of the chance of reaching it.

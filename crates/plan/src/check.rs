@@ -6,12 +6,13 @@
 use std::time::Instant;
 
 use nqueens_core::{Charge, Problem, Task};
+use nqueens_random::mix;
 use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Runner, stratified_order};
 use serde::Serialize;
 
 use crate::descent::Path;
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
-use crate::sample::{Sample, mix};
+use crate::sample::Sample;
 
 /// Descents below each checked task for its prediction: its units differ, so one is no
 /// prediction, and the count of the task is what takes the time.

@@ -9,10 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use nqueens_core::{Charge, Problem, Task};
+use nqueens_random::mix;
 use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, stratified_order};
 
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
-use crate::sample::{NOT_CUT, RUN_TO_RUN, Sample, mix, unit_interval, with_noise};
+use crate::sample::{NOT_CUT, RUN_TO_RUN, Sample, unit_interval, with_noise};
 use crate::whole::WARM_UP_PER_THREAD;
 
 /// The longest the descents may run unless the options say otherwise, or the sample is
@@ -56,7 +57,7 @@ const AFFORDABLE_SHARE: f64 = 0.05;
 /// first touch of its lists), and two threads timing different tasks share the caches
 /// otherwise than a count's neighbouring tasks do. Against the counts of N = 16 to 21 on
 /// AMD EPYC (avx512, two seeds each) they predicted 0.95 to 1.15 times the wall time
-/// (docs/measurements.md, issue 47).
+/// (docs/measurements/estimator.md).
 const RESIDUAL: f64 = 0.06;
 
 /// The most strata: enough to follow how costs change along any list.

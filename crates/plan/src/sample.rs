@@ -55,9 +55,9 @@ impl Sample {
 }
 
 /// Run-to-run noise of a count's time on a shared machine, as a relative standard
-/// deviation: the same count of N = 20 took 41.4 s to 44.8 s from one day to the next
-/// (docs/measurements.md). It does not average out over a count's tasks, so it widens
-/// every interval beside the sampling error.
+/// deviation: the same count of N = 20 took up to 8% longer from one day to the next on
+/// one machine (docs/measurements/frontier.md). It does not average out over a count's tasks, so it
+/// widens every interval beside the sampling error.
 pub(crate) const RUN_TO_RUN: f64 = 0.06;
 
 /// `work` with the run-to-run noise of [`RUN_TO_RUN`] added to its sampling error.
@@ -75,14 +75,6 @@ pub(crate) fn with_noise(work: Prediction, noise: f64) -> Prediction {
         low: (work.expected - margin).max(0.0),
         high: work.expected + margin,
     }
-}
-
-/// SplitMix64's step: the random numbers of a sample, from its seed.
-pub(crate) fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 /// A number in [0, 1) from a random word.

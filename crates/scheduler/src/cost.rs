@@ -10,6 +10,8 @@
 
 use std::ops::Range;
 
+use nqueens_random::SplitMix64;
+
 /// How many standard errors either side of an estimate its interval spans: about 95% of
 /// estimates of a normal spread fall within it.
 pub const INTERVAL_WIDTH: f64 = 1.96;
@@ -196,7 +198,7 @@ fn bounds(tasks: usize, count: usize, s: usize) -> Range<usize> {
 /// prefix of the order samples every part of the list alike. The same seed gives the same
 /// order.
 pub fn stratified_order(indices: &[usize], strata: usize, seed: u64) -> Vec<usize> {
-    let mut random = SplitMix(seed);
+    let mut random = SplitMix64::new(seed);
     let count = strata.clamp(1, indices.len().max(1));
     let mut pools: Vec<Vec<usize>> =
         (0..count).map(|s| indices[bounds(indices.len(), count, s)].to_vec()).collect();
@@ -222,27 +224,6 @@ pub fn makespan(costs: impl IntoIterator<Item = f64>, workers: usize) -> f64 {
         *earliest += cost;
     }
     free_at.into_iter().fold(0.0, f64::max)
-}
-
-/// SplitMix64: a small, seedable generator, good enough to draw a sample.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Fisher-Yates, with a bias below 2^-40 for lists shorter than 2^24.
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = (self.next() % (i as u64 + 1)) as usize;
-            items.swap(i, j);
-        }
-    }
 }
 
 #[cfg(test)]
