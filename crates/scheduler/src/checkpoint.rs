@@ -2,28 +2,19 @@
 //!
 //! A checkpoint is JSON: `{"checksum": "...", "body": {...}}`. The checksum is an FNV-1a
 //! hash of the body's exact text, so a file that was truncated, edited or damaged is
-//! refused (and left as it is) instead of resuming with wrong counts. Files are replaced
-//! atomically: written to a temporary file beside them, flushed to disk, then renamed.
-//!
-//! A checkpoint is held by one run at a time: [`CheckpointLock`] takes an advisory lock on
-//! a file beside it (`FILE.lock`), which the kernel releases when the process ends however
-//! it ends, so `kill -9` never leaves a stale lock, and a second run is refused at once.
-//!
-//! The path is outside input too. Only a regular file is read, and at most
-//! [`MOST_CHECKPOINT_BYTES`] of it, so a FIFO cannot block the run and a device cannot
-//! feed it without end; a symbolic link is followed, so that its target holds the
-//! checkpoint and the link stays a link.
+//! refused (and left as it is) instead of resuming with wrong counts. How the file is read
+//! and replaced is [`crate::files`]'s; who may hold it, [`crate::lock`]'s.
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::{self, File};
-use std::io::{self, Read, Write};
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+
+use crate::files::{read_regular_file, write_atomically};
 
 /// What a checkpoint knows of its run, field by field (N, method, depth, shard, engine
 /// version...). A checkpoint resumes only a run with the very same identity.
@@ -32,9 +23,6 @@ pub type Identity = BTreeMap<String, String>;
 /// The largest checkpoint read. A checkpoint holds its finished tasks as ranges, a few
 /// dozen bytes each: a list of two million tasks finished every other one is about 40 MB.
 pub const MOST_CHECKPOINT_BYTES: u64 = 64 << 20;
-
-/// How many symbolic links a checkpoint path may pass through, as Linux allows (`ELOOP`).
-const MOST_LINKS: usize = 40;
 
 /// The saved state of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -278,239 +266,10 @@ pub(crate) fn ranges(finished: &[bool]) -> Vec<[usize; 2]> {
     out
 }
 
-/// The bytes of the regular file at `path`, at most [`MOST_CHECKPOINT_BYTES`] of them;
-/// `None` if there is no file.
-fn read_regular_file(path: &Path) -> Result<Option<Vec<u8>>, CheckpointError> {
-    let io_error = |source| CheckpointError::Io { path: path.to_owned(), source };
-    // Non-blocking, so that opening a FIFO returns at once instead of waiting for a writer;
-    // what was opened is then looked at before a byte is read.
-    let file = match File::options().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(io_error(source)),
-    };
-    let file_type = file.metadata().map_err(io_error)?.file_type();
-    let kind = if file_type.is_file() {
-        None
-    } else if file_type.is_dir() {
-        Some("a directory")
-    } else if file_type.is_fifo() {
-        Some("a FIFO")
-    } else if file_type.is_char_device() || file_type.is_block_device() {
-        Some("a device")
-    } else {
-        Some("a socket")
-    };
-    if let Some(kind) = kind {
-        return Err(CheckpointError::NotAFile { path: path.to_owned(), kind });
-    }
-    let mut bytes = Vec::new();
-    file.take(MOST_CHECKPOINT_BYTES + 1).read_to_end(&mut bytes).map_err(io_error)?;
-    if bytes.len() as u64 > MOST_CHECKPOINT_BYTES {
-        return Err(CheckpointError::Corrupt {
-            path: path.to_owned(),
-            reason: format!(
-                "larger than the {} MiB a checkpoint can be",
-                MOST_CHECKPOINT_BYTES >> 20
-            ),
-        });
-    }
-    Ok(Some(bytes))
-}
-
-/// The file a path names once its symbolic links are followed: the path itself if it is
-/// not a link, or the final target of its links, which may not exist yet.
-fn follow_links(path: &Path) -> io::Result<PathBuf> {
-    let mut current = path.to_owned();
-    for _ in 0..MOST_LINKS {
-        match fs::symlink_metadata(&current) {
-            Ok(metadata) if metadata.file_type().is_symlink() => {
-                let target = fs::read_link(&current)?;
-                // A relative target is relative to the link's directory; joining an
-                // absolute one replaces the directory.
-                current = current.parent().unwrap_or(Path::new("")).join(target);
-            }
-            Ok(_) => return Ok(current),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(current),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(io::Error::other(format!("more than {MOST_LINKS} symbolic links")))
-}
-
-/// Replaces the file at `path` with `bytes`: temporary file, fsync, rename, fsync of the
-/// directory. Where `path` is a symbolic link, its target is replaced and the link kept.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let path = &follow_links(path)?;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().ok_or_else(|| io::Error::other("not a file name"))?;
-    let mut temp_name = name.to_os_string();
-    temp_name.push(format!(".tmp{}", std::process::id()));
-    let temp = dir.join(temp_name);
-    let result = (|| {
-        let mut file = File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)?;
-        // The rename itself must reach the disk too, or a crash could undo it.
-        File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result
-}
-
-/// A run's hold on its checkpoint: an exclusive advisory lock (`flock`) on `FILE.lock`,
-/// beside the file its links lead to, naming the holding process. The kernel drops the lock
-/// when the process ends, however it ends; the lock file is removed when the hold is
-/// dropped, and one left by a killed run is taken over by the next.
-#[derive(Debug)]
-pub struct CheckpointLock {
-    /// The checkpoint.
-    path: PathBuf,
-    /// The lock file.
-    lock_path: PathBuf,
-    /// Held open: the lock lives as long as this descriptor.
-    _open: File,
-    /// Why the file system could not lock, where it could not: the run then goes on
-    /// unguarded rather than not at all.
-    unenforced: Option<String>,
-}
-
-impl CheckpointLock {
-    /// Takes the checkpoint at `path` for this process, or says who holds it
-    /// ([`CheckpointError::Busy`]) without waiting.
-    pub fn acquire(path: &Path) -> Result<CheckpointLock, CheckpointError> {
-        let io_error = |source| CheckpointError::Io { path: path.to_owned(), source };
-        let target = follow_links(path).map_err(io_error)?;
-        let mut lock_name = target.file_name().unwrap_or_default().to_os_string();
-        lock_name.push(".lock");
-        let lock_path = target.with_file_name(lock_name);
-        loop {
-            let mut file = File::options()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&lock_path)
-                .map_err(io_error)?;
-            match try_lock(&file) {
-                Ok(true) => {}
-                Ok(false) => {
-                    let mut holder = String::new();
-                    // The holder writes its name just after it locks: an empty file is one
-                    // caught in between.
-                    let _ = file.read_to_string(&mut holder);
-                    let holder = match holder.trim() {
-                        "" => "a process that has not yet written its name".to_owned(),
-                        named => named.to_owned(),
-                    };
-                    return Err(CheckpointError::Busy { path: path.to_owned(), holder });
-                }
-                // Lustre without `-o flock`, an NFS mount whose lock daemon is down: a run
-                // unguarded is better than none.
-                Err(e)
-                    if matches!(
-                        e.raw_os_error(),
-                        Some(libc::ENOSYS | libc::EOPNOTSUPP | libc::ENOLCK)
-                    ) =>
-                {
-                    let unenforced = Some(format!(
-                        "the file system cannot lock {} ({e}), so nothing stops a second run \
-                         on this checkpoint",
-                        lock_path.display()
-                    ));
-                    return Ok(CheckpointLock {
-                        path: path.to_owned(),
-                        lock_path,
-                        _open: file,
-                        unenforced,
-                    });
-                }
-                Err(e) => return Err(io_error(e)),
-            }
-            // A holder that was ending may have removed the file between our open and our
-            // lock: the lock is then on a file no one else will find, so try again.
-            if !is_same_file(&file, &lock_path).map_err(io_error)? {
-                continue;
-            }
-            let holder = format!("process {} on {}", std::process::id(), host_name());
-            file.set_len(0).map_err(io_error)?;
-            file.write_all(holder.as_bytes()).map_err(io_error)?;
-            return Ok(CheckpointLock {
-                path: path.to_owned(),
-                lock_path,
-                _open: file,
-                unenforced: None,
-            });
-        }
-    }
-
-    /// The checkpoint this lock holds.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Why the checkpoint is not locked after all, where its file system cannot lock.
-    pub fn unenforced(&self) -> Option<&str> {
-        self.unenforced.as_deref()
-    }
-}
-
-impl Drop for CheckpointLock {
-    fn drop(&mut self) {
-        // Removed while still locked, so that no other run can have locked this file; the
-        // descriptor closes, and the lock goes, after this.
-        let _ = fs::remove_file(&self.lock_path);
-    }
-}
-
-/// Locks `file` exclusively if no one else has: `false` if another open file holds it.
-fn try_lock(file: &File) -> io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: `flock` takes any descriptor and flags and touches no memory of ours; the
-    // descriptor is open for as long as `file` is borrowed.
-    let result = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if result == 0 {
-        return Ok(true);
-    }
-    let error = io::Error::last_os_error();
-    match error.raw_os_error() {
-        Some(libc::EWOULDBLOCK) => Ok(false),
-        _ => Err(error),
-    }
-}
-
-/// Whether the open `file` is the file at `path` (not one removed, or replaced, since).
-fn is_same_file(file: &File, path: &Path) -> io::Result<bool> {
-    use std::os::unix::fs::MetadataExt;
-    let open = file.metadata()?;
-    match fs::metadata(path) {
-        Ok(named) => Ok((open.dev(), open.ino()) == (named.dev(), named.ino())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
-/// This machine's name, for the lock file: runs on several machines may share a disk.
-fn host_name() -> String {
-    let mut buffer = [0u8; 256];
-    // SAFETY: the pointer and length describe `buffer`, which outlives the call;
-    // `gethostname` writes at most that many bytes.
-    let result = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
-    let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
-    match (result, String::from_utf8_lossy(&buffer[..end])) {
-        (0, name) if !name.is_empty() => name.into_owned(),
-        _ => "this machine".to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     fn sample() -> Checkpoint<u128> {

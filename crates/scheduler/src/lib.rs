@@ -33,14 +33,19 @@ assert_eq!((report.result, report.finish), (338_350, Finish::Complete));
 #![deny(missing_docs)]
 
 pub use crate::checkpoint::{
-    Checkpoint, CheckpointError, CheckpointLock, Identity, MOST_CHECKPOINT_BYTES, Session, fnv1a,
-    write_atomically,
+    Checkpoint, CheckpointError, Identity, MOST_CHECKPOINT_BYTES, Session, fnv1a,
 };
 pub use crate::cost::{CostModel, INTERVAL_WIDTH, Prediction, makespan, stratified_order};
+pub use crate::files::write_atomically;
+pub use crate::lock::CheckpointLock;
 pub use crate::run::{Finish, Progress, Report, RunError, Runner, sample_first_order};
 pub use crate::shard::{Shard, ShardError};
 
 mod checkpoint;
 mod cost;
+mod files;
+mod lock;
+mod pool;
 mod run;
 mod shard;
+mod state;

@@ -24,32 +24,31 @@
 //! one more task whose result nobody receives, and a coordinator that misses `stop` merges
 //! one more result, or waits one more tick, before it saves and reports what it has.
 
-use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::checkpoint::{Checkpoint, CheckpointError, CheckpointLock, Identity, Session, ranges};
-use crate::cost::{CostModel, stratified_order};
+use crate::checkpoint::{Checkpoint, CheckpointError, Identity, Session};
+use crate::cost::stratified_order;
+use crate::lock::CheckpointLock;
+use crate::pool::{FedTasks, Outcome, ShardTasks, TaskSource, WorkerPool, closed_queue};
 use crate::shard::Shard;
+use crate::state::{CheckpointPlan, CheckpointWriter, RunState};
 
 /// How many strata of consecutive tasks the runner's cost model cuts the list into: enough
 /// to follow how costs change along the list, few enough that a run has timed one of each
 /// soon after it starts.
-const COST_STRATA: usize = 64;
+pub(crate) const COST_STRATA: usize = 64;
 
 /// Solves one task; called on the worker threads.
-type Solve<T, R, E> = dyn Fn(&T) -> Result<R, E> + Send + Sync;
+pub(crate) type Solve<T, R, E> = dyn Fn(&T) -> Result<R, E> + Send + Sync;
 /// Merges two results; called on the coordinator only.
-type Merge<R, E> = dyn Fn(&R, &R) -> Result<R, E>;
+pub(crate) type Merge<R, E> = dyn Fn(&R, &R) -> Result<R, E>;
 
 /// A run of a task list: what to solve, how to merge, and how to run it.
 pub struct Runner<T, R, E> {
@@ -75,13 +74,6 @@ impl<T, R, E> fmt::Debug for Runner<T, R, E> {
             .field("checkpoint", &self.checkpoint.as_ref().map(|plan| plan.lock.path()))
             .finish_non_exhaustive()
     }
-}
-
-/// Where and how often a run saves its checkpoint, and the identity it saves.
-struct CheckpointPlan {
-    lock: Arc<CheckpointLock>,
-    every: Duration,
-    identity: Identity,
 }
 
 /// Where a run stands, as reported to the progress callback.
@@ -439,387 +431,6 @@ where
     }
 }
 
-/// What the coordinator knows of a run: which tasks are finished and their merged result.
-struct RunState<R> {
-    /// Whether each task of the whole list is finished, in this session or before.
-    finished: Vec<bool>,
-    /// The merged result of the finished tasks.
-    partial: R,
-    /// The counts reported in [`Progress`].
-    done: usize,
-    /// See `done`.
-    total: usize,
-    /// See `done`.
-    resumed: usize,
-    /// Time spent on the run in earlier sessions.
-    elapsed_before: Duration,
-    /// What ran the earlier sessions, as the checkpoint recorded.
-    sessions_before: Vec<Session>,
-    /// What the caller said of this session.
-    about: BTreeMap<String, String>,
-    /// When this session started.
-    started: Instant,
-    /// The time each task finished in this session took, by strata of the list.
-    costs: CostModel,
-    /// Per stratum of `costs`, the tasks queued in this session and not yet finished.
-    left: Vec<usize>,
-    /// The time the tasks finished in this session took, summed over the workers.
-    busy: Duration,
-}
-
-impl<R> RunState<R> {
-    /// A run of nothing yet, out of a list of `tasks`, with `empty` as its result.
-    fn new(empty: R, tasks: usize, started: Instant) -> Self {
-        let costs = CostModel::new(tasks, COST_STRATA);
-        RunState {
-            finished: vec![false; tasks],
-            partial: empty,
-            done: 0,
-            total: 0,
-            resumed: 0,
-            elapsed_before: Duration::ZERO,
-            sessions_before: Vec::new(),
-            about: BTreeMap::new(),
-            started,
-            left: vec![0; costs.strata()],
-            costs,
-            busy: Duration::ZERO,
-        }
-    }
-
-    /// Notes that task `index` is queued in this session.
-    fn queued(&mut self, index: usize) {
-        self.left[self.costs.stratum_of(index)] += 1;
-    }
-
-    /// The time the queued tasks will take to finish, at the rate the workers have worked
-    /// in this session.
-    fn eta(&self, session: Duration) -> Option<Duration> {
-        let left = self.costs.remaining(&self.left)?.expected;
-        let busy = self.busy.as_secs_f64();
-        // Work done per second of the session: about the number of busy workers.
-        let rate = busy / session.as_secs_f64();
-        (rate > 0.0).then(|| Duration::try_from_secs_f64(left / rate).ok()).flatten()
-    }
-
-    /// Time spent on the run, over every session.
-    fn elapsed(&self) -> Duration {
-        self.elapsed_before + self.started.elapsed()
-    }
-
-    /// The earlier sessions and this one.
-    fn sessions(&self) -> Vec<Session> {
-        let this = Session {
-            about: self.about.clone(),
-            runs: 1,
-            tasks: self.done - self.resumed,
-            elapsed_s: self.started.elapsed().as_secs_f64(),
-        };
-        Session::append(&self.sessions_before, this)
-    }
-
-    /// Where the run stands, for the progress callback and the feed.
-    fn progress<'a>(&'a self, checkpoint_failure: Option<&'a CheckpointError>) -> Progress<'a, R> {
-        let session = self.started.elapsed();
-        Progress {
-            done: self.done,
-            total: self.total,
-            resumed: self.resumed,
-            partial: &self.partial,
-            elapsed: self.elapsed_before + session,
-            session,
-            eta: self.eta(session),
-            checkpoint_failure,
-        }
-    }
-
-    /// Merges the `result` of task `index`, which took `took`, into the partial result.
-    fn add<E>(
-        &mut self,
-        index: usize,
-        took: Duration,
-        result: &R,
-        merge: &Merge<R, E>,
-    ) -> Result<(), E> {
-        self.partial = merge(&self.partial, result)?;
-        self.finished[index] = true;
-        self.done += 1;
-        self.costs.observe(index, took.as_secs_f64());
-        self.left[self.costs.stratum_of(index)] -= 1;
-        self.busy += took;
-        Ok(())
-    }
-
-    /// The report of a run that ended as `finish` says.
-    fn into_report(self, finish: Finish, checkpoint_failure: Option<CheckpointError>) -> Report<R> {
-        let (elapsed, sessions) = (self.elapsed(), self.sessions());
-        let (result, done, total) = (self.partial, self.done, self.total);
-        Report { result, finish, done, total, elapsed, checkpoint_failure, sessions }
-    }
-}
-
-impl CheckpointPlan {
-    /// Saves `state`, a state of a list of `tasks`, as `complete` says.
-    fn save<R: Clone + Serialize + DeserializeOwned>(
-        &self,
-        state: &RunState<R>,
-        tasks: usize,
-        complete: bool,
-    ) -> Result<(), CheckpointError> {
-        Checkpoint {
-            identity: self.identity.clone(),
-            tasks,
-            finished: ranges(&state.finished),
-            partial: state.partial.clone(),
-            elapsed_s: state.elapsed().as_secs_f64(),
-            complete,
-            sessions: state.sessions(),
-        }
-        .save(self.lock.path())
-    }
-}
-
-/// Writes the checkpoint of a run that has one, every so often and when the run ends. A
-/// save that fails is kept as [`CheckpointWriter::failure`] and tried again an interval
-/// later: a run of days must not end on a full disk or a lost mount, nor lose its count.
-struct CheckpointWriter<'a> {
-    /// `None` for a run without a checkpoint.
-    plan: Option<&'a CheckpointPlan>,
-    /// Tasks in the whole list.
-    tasks: usize,
-    /// When a save was last tried, or the coordinator started.
-    last_try: Instant,
-    /// Why the latest save failed, if it did.
-    failure: Option<CheckpointError>,
-}
-
-impl<'a> CheckpointWriter<'a> {
-    /// A writer to `plan`'s file, or one that writes nothing if there is no plan.
-    fn new(plan: Option<&'a CheckpointPlan>, tasks: usize) -> Self {
-        CheckpointWriter { plan, tasks, last_try: Instant::now(), failure: None }
-    }
-
-    /// Saves `state`, as `complete` says, noting whether the save failed.
-    fn save<R: Clone + Serialize + DeserializeOwned>(
-        &mut self,
-        state: &RunState<R>,
-        complete: bool,
-    ) {
-        let Some(plan) = self.plan else { return };
-        self.failure = plan.save(state, self.tasks, complete).err();
-        self.last_try = Instant::now();
-    }
-
-    /// Saves `state` as unfinished if the plan's interval has passed since the last try.
-    fn save_if_due<R: Clone + Serialize + DeserializeOwned>(&mut self, state: &RunState<R>) {
-        if self.plan.is_some_and(|plan| self.last_try.elapsed() >= plan.every) {
-            self.save(state, false);
-        }
-    }
-}
-
-/// Where a run's tasks come from: it keeps the workers' queue stocked.
-trait TaskSource<R, E> {
-    /// Queues more tasks if the workers may run dry before they would arrive otherwise,
-    /// counting them in `state.total`.
-    fn top_up(&mut self, state: &mut RunState<R>) -> Result<(), RunError<E>>;
-
-    /// Whether every task this source will hand out has been queued.
-    fn is_exhausted(&self) -> bool;
-}
-
-/// A shard's unfinished tasks, all counted and queued, and the queue closed, before the
-/// workers start (see [`closed_queue`]).
-struct ShardTasks;
-
-impl<R, E> TaskSource<R, E> for ShardTasks {
-    fn top_up(&mut self, _tally: &mut RunState<R>) -> Result<(), RunError<E>> {
-        Ok(())
-    }
-
-    fn is_exhausted(&self) -> bool {
-        true
-    }
-}
-
-/// A queue holding `indices` that no one can add to: workers reading it end when it is
-/// empty.
-fn closed_queue(indices: &[usize]) -> Receiver<usize> {
-    let (jobs, queue) = crossbeam_channel::unbounded();
-    for &index in indices {
-        jobs.send(index).expect("the queue is open while its receiver is held here");
-    }
-    queue
-}
-
-/// The tasks a feed hands out, batch by batch, until it hands out an empty one.
-struct FedTasks<F> {
-    /// Hands out the next batch of task indices; an empty one when there are no more.
-    feed: F,
-    /// The sending end of the workers' queue: dropping it, once the feed has no more,
-    /// closes the queue, so the workers end when it is empty.
-    jobs: Option<Sender<usize>>,
-    /// Which tasks the feed has handed out, so that one handed out twice is refused, not
-    /// counted twice.
-    handed_out: Vec<bool>,
-    /// The feed is asked for more when fewer tasks than this wait.
-    low_water: usize,
-}
-
-impl<R, E, F> TaskSource<R, E> for FedTasks<F>
-where
-    F: FnMut(&Progress<'_, R>) -> Result<Vec<usize>, E>,
-{
-    fn top_up(&mut self, state: &mut RunState<R>) -> Result<(), RunError<E>> {
-        while let Some(jobs) = &self.jobs
-            && state.total - state.done < self.low_water
-        {
-            let batch = (self.feed)(&state.progress(None)).map_err(RunError::Feed)?;
-            for &index in &batch {
-                if self.handed_out.get(index) != Some(&false) {
-                    return Err(RunError::BadTask { index, tasks: self.handed_out.len() });
-                }
-                self.handed_out[index] = true;
-                state.queued(index);
-                jobs.send(index).expect("the queue is open while its receiver is held here");
-                state.total += 1;
-            }
-            if batch.is_empty() {
-                self.jobs = None;
-            }
-        }
-        Ok(())
-    }
-
-    fn is_exhausted(&self) -> bool {
-        self.jobs.is_none()
-    }
-}
-
-/// Detached worker threads that solve the tasks on their queue and send back each
-/// outcome.
-///
-/// The queue is a channel rather than a work-stealing deque: workers of a fed run must wait
-/// for batches still to come, and a closed channel tells them that none will.
-struct WorkerPool<R, E> {
-    /// The workers' queue, held here too so that queueing a task cannot fail when every
-    /// worker has ended on a failure that the coordinator has yet to receive.
-    _queue_held_open: Receiver<usize>,
-    /// Every task's outcome, in the order the workers finish them.
-    results: Receiver<Outcome<R, E>>,
-    /// Raised to tell the workers to take no more tasks.
-    quit: Arc<AtomicBool>,
-    /// Joined only when every task is done; otherwise left to end on their own.
-    workers: Vec<JoinHandle<()>>,
-}
-
-impl<R: Send + 'static, E: Send + 'static> WorkerPool<R, E> {
-    /// Starts `count` workers on the tasks that arrive on `queue`.
-    fn spawn<T: Send + Sync + 'static>(
-        count: usize,
-        queue: Receiver<usize>,
-        tasks: &Arc<[T]>,
-        solve: &Arc<Solve<T, R, E>>,
-    ) -> Self {
-        let quit = Arc::new(AtomicBool::new(false));
-        // The pool keeps no sender, so that the results channel disconnects when the last
-        // worker ends.
-        let (sender, results) = crossbeam_channel::unbounded();
-        let workers = (0..count)
-            .map(|_| {
-                let (queue, quit, sender) = (queue.clone(), Arc::clone(&quit), sender.clone());
-                let (tasks, solve) = (Arc::clone(tasks), Arc::clone(solve));
-                thread::spawn(move || work(&queue, &quit, &tasks, &*solve, &sender))
-            })
-            .collect();
-        WorkerPool { _queue_held_open: queue, results, quit, workers }
-    }
-
-    /// The next outcome, or `None` if none arrives within `wait`.
-    fn next_outcome(&self, wait: Duration) -> Option<Outcome<R, E>> {
-        match self.results.recv_timeout(wait) {
-            Ok(outcome) => Some(outcome),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => unreachable!(
-                "workers exit only when the queue is closed and empty, after sending a \
-                 failure, or when told to quit"
-            ),
-        }
-    }
-
-    /// Tells the workers to take no more tasks; those under way run to their end.
-    fn quit(&self) {
-        // Relaxed suffices: see "Memory ordering" in the module documentation.
-        self.quit.store(true, Ordering::Relaxed);
-    }
-
-    /// Waits for the workers of a run whose tasks are all done.
-    fn join(mut self) {
-        for worker in std::mem::take(&mut self.workers) {
-            // A worker that reached here has sent every result; it cannot have panicked.
-            let _ = worker.join();
-        }
-    }
-}
-
-impl<R, E> Drop for WorkerPool<R, E> {
-    /// However the coordinator leaves (a failed checkpoint save or a panicking progress
-    /// callback included), no worker starts another task whose result nobody would take.
-    fn drop(&mut self) {
-        // Relaxed suffices: see "Memory ordering" in the module documentation.
-        self.quit.store(true, Ordering::Relaxed);
-    }
-}
-
-/// How a task failed.
-enum Failure<E> {
-    /// It returned an error.
-    Error(E),
-    /// It panicked, with this message.
-    Panic(String),
-}
-
-impl<E> Failure<E> {
-    /// The run's error for task `index` failing so.
-    fn into_run_error(self, index: usize) -> RunError<E> {
-        match self {
-            Failure::Error(error) => RunError::Task { index, error },
-            Failure::Panic(message) => RunError::Panicked { index, message },
-        }
-    }
-}
-
-/// A task's index, the time it took and what solving it gave.
-type Outcome<R, E> = (usize, Duration, Result<R, Failure<E>>);
-
-/// A worker's life: solves the tasks it takes from `queue` and sends each outcome, until
-/// the queue is closed and empty, a task fails, the coordinator has gone, or `quit` is
-/// raised.
-fn work<T, R, E>(
-    queue: &Receiver<usize>,
-    quit: &AtomicBool,
-    tasks: &[T],
-    solve: &Solve<T, R, E>,
-    results: &Sender<Outcome<R, E>>,
-) {
-    for index in queue {
-        // Relaxed suffices: see "Memory ordering" in the module documentation.
-        if quit.load(Ordering::Relaxed) {
-            return;
-        }
-        let started = Instant::now();
-        let result = match catch_unwind(AssertUnwindSafe(|| solve(&tasks[index]))) {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(error)) => Err(Failure::Error(error)),
-            Err(panic) => Err(Failure::Panic(panic_message(&*panic))),
-        };
-        let failed = result.is_err();
-        if results.send((index, started.elapsed(), result)).is_err() || failed {
-            return;
-        }
-    }
-}
-
 /// The order a run with [`Runner::sample_first`] serves `pending`, indices into a list of
 /// `tasks`: one task of each stratum of the list, drawn at random with a fixed seed, then
 /// the rest in order.
@@ -833,13 +444,4 @@ pub fn sample_first_order(pending: &[usize], tasks: usize) -> Vec<usize> {
     drawn.sort_unstable();
     order.extend(pending.iter().copied().filter(|index| drawn.binary_search(index).is_err()));
     order
-}
-
-/// The message a panic was raised with, if it was a string.
-fn panic_message(panic: &(dyn Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".to_owned())
 }
