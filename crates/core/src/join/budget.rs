@@ -7,8 +7,9 @@
 //! asking for more. Keeping these figures in one place keeps them consistent with each
 //! other: the walk asks the budget, and the budget answers from what the walk holds.
 
+use super::board::Geometry;
 use super::pair_count;
-use super::split::{Geometry, NAME};
+use super::split::NAME;
 use super::tail::{self, TailBoard};
 use crate::error::Error;
 
@@ -29,14 +30,14 @@ pub(super) const SCRATCH_BYTES: u64 = 1 << 20;
 /// the copies it builds) may take at most: half. On an even board, one split, that is a
 /// sixth of the budget per split, and of the default 1.5 GiB it holds N = 22's 9 tail
 /// rows (223 MB), which took 0.95 of the time of the 8 rows an eighth held on a shard of
-/// N = 22, whose small tasks repeat the walk more than a whole count's (docs/measurements.md).
+/// N = 22, whose small tasks repeat the walk more than a whole count's (docs/measurements/join.md).
 const TAIL_TABLES_SHARE: usize = 2;
 
 /// The splits whose tables the tail cache holds at most, when the board has that many: a
 /// count serves a random sample of its tasks first, an estimate only samples, and two
 /// threads in neighbouring splits of the key order must not evict each other. Holding
 /// every split of an odd board, as tried, saved no time at N = 21 (`estimate 21` and the
-/// first minute of `count 21`, docs/measurements.md) and made the memory counted per
+/// first minute of `count 21`, docs/measurements/memory.md) and made the memory counted per
 /// thread tenfold.
 const CACHED_SPLITS: usize = 3;
 
@@ -166,7 +167,7 @@ impl Budget {
 /// fastest with 5 or 6 tail rows at N = 17 and 6 at N = 19 (a shard). On even boards,
 /// since the joins of north and tail boards are written in vectors, N/2 - 1 tail rows
 /// took 0.97 of the time of N/2 - 2 at N = 18 and 0.98 at N = 20, and the same at N = 22
-/// (docs/measurements.md).
+/// (docs/measurements/join.md).
 pub(super) fn most_tail_rows(n: usize) -> usize {
     if n.is_multiple_of(2) { (n / 2).saturating_sub(1) } else { n / 3 }
 }

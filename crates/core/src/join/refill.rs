@@ -232,6 +232,8 @@ mod tests {
                 to.push_lanes_avx2(avx2, _mm256_setr_epi64x(10, 11, 12, 13), keep);
             };
             each_mask_keeps_its_lanes(push, 4);
+        } else {
+            eprintln!("skipped: this processor has no AVX2");
         }
         if let Some(avx512) = Avx512Popcnt::new() {
             // SAFETY: `avx512` proves that the processor has AVX-512.
@@ -240,6 +242,8 @@ mod tests {
                 to.push_lanes_avx512(avx512, items, keep as u8);
             };
             each_mask_keeps_its_lanes(push, 8);
+        } else {
+            eprintln!("skipped: this processor has no AVX-512 with VPOPCNTDQ");
         }
     }
 

@@ -1,162 +1,15 @@
-//! The board as the join splits it: the two halves, the diagonals that cross the middle,
-//! the symmetry orbits that let one row set stand for several, and the task keys.
-//!
-//! Everything here is fixed by N (and an odd board's centre placement) before any
-//! half-board is built, so it is kept apart from the walk that builds them, the tables that
-//! finish them and the budget that bounds them.
+//! The splits a board's tasks work in: the rows still free, in the order their halves are
+//! decided, and the cells the fixed queens leave open; an even board's one split, counting
+//! one row set per orbit of the two reflections, or an odd board's one per canonical
+//! placement of its middle row's and middle column's queens, weighed by its orbit.
 
-use std::ops::{Index, IndexMut};
-
-use super::pair_count::Slice;
-use super::transpose::Transposes;
+use super::board::{Geometry, PerSide, Side};
 
 /// The join's name, in its tasks and its errors.
 pub(super) const NAME: &str = "join";
 
 /// The largest board the join handles: row sets are `u32`s and signatures `u64`s.
 pub(crate) const MAX_JOIN_N: usize = 32;
-
-/// The half of the board a row puts its queen in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Side {
-    West,
-    East,
-}
-
-impl Side {
-    /// Both sides, in the order keys and the walk try them: east first, so that task lists
-    /// keep the order they had when a key byte of 0 meant east.
-    pub(super) const BOTH: [Side; 2] = [Side::East, Side::West];
-
-    /// The side as a task key stores it.
-    pub(super) fn key_byte(self) -> u8 {
-        match self {
-            Side::West => 1,
-            Side::East => 0,
-        }
-    }
-
-    fn of_key_byte(byte: u8) -> Option<Side> {
-        match byte {
-            1 => Some(Side::West),
-            0 => Some(Side::East),
-            _ => None,
-        }
-    }
-}
-
-/// One value for each half of the board.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct PerSide<T> {
-    pub(super) west: T,
-    pub(super) east: T,
-}
-
-impl<T> PerSide<T> {
-    pub(super) fn map<U>(self, mut f: impl FnMut(Side, T) -> U) -> PerSide<U> {
-        PerSide { west: f(Side::West, self.west), east: f(Side::East, self.east) }
-    }
-}
-
-impl<T> Index<Side> for PerSide<T> {
-    type Output = T;
-
-    fn index(&self, side: Side) -> &T {
-        match side {
-            Side::West => &self.west,
-            Side::East => &self.east,
-        }
-    }
-}
-
-impl<T> IndexMut<Side> for PerSide<T> {
-    fn index_mut(&mut self, side: Side) -> &mut T {
-        match side {
-            Side::West => &mut self.west,
-            Side::East => &mut self.east,
-        }
-    }
-}
-
-/// Diagonals, numbered as bits of a `u64`, that have cells on both sides of a cut.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Span {
-    low: u32,
-    pub(super) len: u32,
-}
-
-impl Span {
-    fn across(n: usize, diagonal: impl Fn(usize, usize) -> u32, columns: PerSide<u64>) -> Span {
-        let rows: Vec<u8> = (0..n as u8).collect();
-        // The crossing diagonals of a vertical split are consecutive in both numberings.
-        let seen = |columns| diagonals_of(n, &rows, columns, &diagonal);
-        Span::covering(seen(columns.west) & seen(columns.east))
-    }
-
-    /// The least span that holds every bit of `diagonals`; an empty one starts anywhere.
-    pub(super) fn covering(diagonals: u64) -> Span {
-        let low = diagonals.trailing_zeros() % 64;
-        let len = if diagonals == 0 { 0 } else { 64 - diagonals.leading_zeros() - low };
-        Span { low, len }
-    }
-
-    pub(super) fn extract(self, diagonals: u64) -> u64 {
-        (diagonals >> self.low) & ((1u64 << self.len) - 1)
-    }
-}
-
-/// The diagonals, numbered by `diagonal(row, column)`, with a cell in one of `rows` and
-/// one of `columns`.
-pub(super) fn diagonals_of(
-    n: usize,
-    rows: &[u8],
-    columns: u64,
-    diagonal: &dyn Fn(usize, usize) -> u32,
-) -> u64 {
-    let mut seen = 0u64;
-    for &row in rows {
-        for column in (0..n).filter(|&c| columns >> c & 1 == 1) {
-            seen |= 1 << diagonal(usize::from(row), column);
-        }
-    }
-    seen
-}
-
-/// The diagonal through `(row, column)` that rises to the east, as a bit number.
-pub(super) fn rising(row: usize, column: usize) -> u32 {
-    (row + column) as u32
-}
-
-/// A half-board's queens so far: the columns it took, and its diagonals as bits
-/// `row + column` and `column + N - 1 - row`.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct HalfBoard {
-    /// From bit [`NORTH_COLUMNS`] on, the walk repeats the columns of the queens above an
-    /// even board's middle, which the transposes rank; the columns of a half lie below it.
-    pub(super) columns: u64,
-    pub(super) rising: u64,
-    pub(super) falling: u64,
-}
-
-/// Where a half-board's word of columns repeats those of its queens above the middle.
-pub(super) const NORTH_COLUMNS: u32 = 32;
-
-impl HalfBoard {
-    /// The columns of the queens above an even board's middle.
-    pub(super) fn north_columns(&self) -> u64 {
-        self.columns >> NORTH_COLUMNS
-    }
-
-    /// The board with a queen more, at `bit` in `row`, whose falling diagonal is `fall`
-    /// (`N - 1 - row`).
-    pub(super) fn with_queen(self, bit: u64, row: usize, fall: usize) -> HalfBoard {
-        HalfBoard {
-            columns: self.columns | bit,
-            rising: self.rising | bit << row,
-            falling: self.falling | bit << fall,
-        }
-    }
-}
 
 /// One placement of the middle row's and middle column's queens on an odd board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -267,74 +120,7 @@ impl Split {
     }
 }
 
-/// How many pieces an estimate cuts a row set into, each a slice of its pair counts
-/// ([`Slice`]); a piece's key is its row set's and the slice's index.
-pub(super) const SLICES: usize = 16;
-
-/// A task of the join, read from its key: the split it works in and the sides its first
-/// rows take, and for a piece of a row set, its slice.
-pub(super) struct Key {
-    pub(super) split: Split,
-    pub(super) decided: Vec<Side>,
-    pub(super) slice: Slice,
-}
-
-impl Key {
-    /// Whether the key names every row's half.
-    pub(super) fn is_row_set(&self) -> bool {
-        self.decided.len() == self.split.order.len()
-    }
-}
-
-/// An `n`-board cut into a west and an east half: the columns of each, the diagonals that
-/// cross the cut, and an odd board's canonical centre placements.
-#[derive(Clone, Debug)]
-pub(super) struct Geometry {
-    pub(super) n: usize,
-    /// The middle column of an odd board is in neither half.
-    pub(super) columns: PerSide<u64>,
-    rising: Span,
-    falling: Span,
-    /// The canonical centre placements of an odd board with their orbit sizes; empty when
-    /// `n` is even.
-    pub(super) centres: Vec<(Centre, u128)>,
-    /// An even board's ranks of row sets against the columns of north queens.
-    pub(super) transposes: Option<Transposes>,
-}
-
 impl Geometry {
-    pub(super) fn new(n: usize) -> Geometry {
-        let half = n / 2;
-        let columns = PerSide {
-            west: (1u64 << half) - 1,
-            east: ((1u64 << n) - 1) & !((1u64 << (n - half)) - 1),
-        };
-        let rising = Span::across(n, rising, columns);
-        let falling = Span::across(n, |r, c| (c + n - 1 - r) as u32, columns);
-        let centres = if n % 2 == 1 { canonical_centres(n) } else { Vec::new() };
-        let transposes = n.is_multiple_of(2).then(|| Transposes::new(n));
-        Geometry { n, columns, rising, falling, centres, transposes }
-    }
-
-    /// The crossing diagonals a half-board occupies, as one word.
-    pub(super) fn signature(&self, board: &HalfBoard) -> u64 {
-        self.rising.extract(board.rising) | self.falling.extract(board.falling) << self.rising.len
-    }
-
-    pub(super) fn signature_bits(&self) -> u32 {
-        self.rising.len + self.falling.len
-    }
-
-    /// The lowest column of the east half.
-    pub(super) fn east_low(&self) -> u32 {
-        (self.n - self.n / 2) as u32
-    }
-
-    /// The most rows whose half a task can decide: every row left free by the middle queens.
-    pub(super) fn most_decided(&self) -> usize {
-        if self.n.is_multiple_of(2) { self.n } else { self.n.saturating_sub(2) }
-    }
-
     /// How many splits the board's tasks work in, without building them.
     pub(super) fn split_count(&self) -> usize {
         self.centres.len().max(1)
@@ -356,50 +142,6 @@ impl Geometry {
         } else {
             self.centres.iter().map(|&(centre, weight)| self.odd_split(centre, weight)).collect()
         }
-    }
-
-    /// Every task of `depth` decided rows, in a fixed order: on an odd board the centre
-    /// placement's row and column, then one byte per decided row in [`Split::order`], its
-    /// [`Side::key_byte`]. Prefixes that cannot lead to a counted row set are left out.
-    pub(super) fn keys(&self, depth: usize) -> Vec<Vec<u8>> {
-        let mut keys = Vec::new();
-        for split in self.splits() {
-            let mut prefix = match split.centre {
-                Some(centre) => vec![centre.row as u8, centre.column as u8],
-                None => Vec::new(),
-            };
-            let head = prefix.len();
-            let mut sides = Vec::with_capacity(depth);
-            each_prefix(&split, depth, &mut sides, &mut |sides| {
-                prefix.truncate(head);
-                prefix.extend(sides.iter().map(|side| side.key_byte()));
-                keys.push(prefix.clone());
-            });
-        }
-        keys
-    }
-
-    /// Reads a task's key, or `None` if it is not a task of this board.
-    pub(super) fn key(&self, bytes: &[u8]) -> Option<Key> {
-        let (split, decided) = if self.n.is_multiple_of(2) {
-            (self.even_split(), bytes)
-        } else {
-            let (&[row, column], decided) = bytes.split_first_chunk::<2>()?;
-            let centre = Centre { row: usize::from(row), column: usize::from(column) };
-            let &(_, weight) = self.centres.iter().find(|(c, _)| *c == centre)?;
-            (self.odd_split(centre, weight), decided)
-        };
-        let (decided, piece) = decided.split_at(decided.len().min(split.order.len()));
-        let decided: Vec<Side> =
-            decided.iter().map(|&byte| Side::of_key_byte(byte)).collect::<Option<_>>()?;
-        let allowed =
-            decided.iter().enumerate().all(|(position, &side)| split.allows(position, side));
-        let slice = match *piece {
-            [] => Slice::WHOLE,
-            [index] if usize::from(index) < SLICES => Slice::nth(usize::from(index), SLICES),
-            _ => return None,
-        };
-        allowed.then_some(Key { split, decided, slice })
     }
 
     pub(super) fn even_split(&self) -> Split {
@@ -453,25 +195,6 @@ fn orbit_weight(n: usize, west_rows: u64) -> Option<u128> {
         std::cmp::Ordering::Less => Some(4),
         std::cmp::Ordering::Equal => Some(2),
         std::cmp::Ordering::Greater => None,
-    }
-}
-
-/// Calls `found` with every choice of sides for the first `depth` rows of the order that
-/// respects the halves' quotas and the even board's first row, and that can still lead to
-/// a counted row set.
-fn each_prefix(split: &Split, depth: usize, sides: &mut Vec<Side>, found: &mut dyn FnMut(&[Side])) {
-    // Past a quota, or a prefix whose every row set another of its orbit stands for.
-    if !split.completes(sides) {
-        return;
-    }
-    if sides.len() == depth {
-        found(sides);
-        return;
-    }
-    for side in Side::BOTH {
-        sides.push(side);
-        each_prefix(split, depth, sides, found);
-        sides.pop();
     }
 }
 
@@ -570,17 +293,5 @@ mod tests {
                 check(&split, &mut Vec::new());
             }
         }
-    }
-
-    #[test]
-    fn keys_that_are_not_tasks_are_refused() {
-        let even = Geometry::new(8);
-        assert!(even.key(&[2]).is_none());
-        assert!(even.key(&[0; 9]).is_none());
-        assert!(even.key(&[0]).is_none(), "an even board's row 0 stands west");
-        let odd = Geometry::new(9);
-        assert!(odd.key(&[4]).is_none());
-        assert!(odd.key(&[4, 5]).is_none(), "not a centre placement a solution can hold");
-        assert!(odd.key(&[0, 0]).is_none(), "attacking middle queens");
     }
 }

@@ -9,7 +9,8 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use super::split::{Centre, Geometry, HalfBoard, PerSide, Span, Split, diagonals_of, rising};
+use super::board::{Geometry, HalfBoard, PerSide, Span, diagonals_of, rising};
+use super::split::{Centre, Split};
 use super::transpose::Rank;
 
 /// A placement of some tail rows on one half, or a north board readied to meet them: its

@@ -45,7 +45,7 @@ impl Transposes {
     /// Any order of the subsets of a half up to complement counts exactly; they differ in
     /// how many pairs the half-boards ranking below their row set leave out. Balanced
     /// subsets, whose lines lie evenly about the middle of the half, rank lowest: of the
-    /// orders measured (docs/measurements.md), that left the fewest pairs to test.
+    /// orders measured (docs/measurements/join.md), that left the fewest pairs to test.
     pub(super) fn new(n: usize) -> Transposes {
         let half = n / 2;
         let every = (1usize << half) - 1;

@@ -87,7 +87,7 @@ const QUERIED_FROM: usize = 1 << 15;
 /// tables are built once per group of lanes, unless both are long: the bucket tree can
 /// only split the stored list as deep as its groups stay full, so a longer stored list
 /// splits deeper and skips more pairs, and from about this length each of its groups
-/// still meets enough queries to pay for its tables (docs/measurements.md, twelfth
+/// still meets enough queries to pay for its tables (docs/measurements/pair-count.md, twelfth
 /// session: a quarter fewer pairs tested at N = 22).
 pub(super) fn stored_and_queried<'a>(
     a: &'a mut [u64],

@@ -1,0 +1,274 @@
+//! One half of the board as the walk builds it: its boards row by row (each fill writing
+//! every free column and keeping the good ones, so that the loop has no unpredictable
+//! branch), its north boards readied for the tail, and the signatures of a row set's
+//! complete half-boards, in stretches by rank on an even board.
+
+use std::ops::Range;
+
+use super::board::{Geometry, HalfBoard, NORTH_COLUMNS, Side};
+use super::budget::SIGNATURE_BYTES;
+use super::north::{NorthBoards, Piece, RankedRun};
+use super::pair_count::PairKernel;
+use super::refill::{Refill, Writer};
+use super::signatures;
+use super::tail::TailTable;
+use super::transpose::{LinesRank, Transposes};
+
+/// One half of the board as the walk builds it.
+pub(super) struct Half {
+    pub(super) columns: u64,
+    /// The rows that put their queen in this half: one per column.
+    pub(super) quota: usize,
+    /// `levels[k]`: the boards of the first `k` north rows decided for this half.
+    pub(super) levels: Vec<Refill<HalfBoard>>,
+    /// The boards of the last north level, ready for the tail.
+    pub(super) north: NorthBoards,
+    /// The signatures of the complete half-boards of the row set at hand, on an even board
+    /// in stretches by rank ([`Stretches`]).
+    pub(super) signatures: Refill<u64>,
+    pub(super) stretches: Stretches,
+    /// The runs of `north` cut by rank for the row set at hand.
+    pub(super) ranked_runs: Vec<RankedRun>,
+}
+
+/// Where a half's signatures change rank against a row set's (`least` and `greatest`, its
+/// halves' ranks): those ranking above `greatest` end at `above`, those ranking
+/// `greatest` (if above `least`) at `greatest`, those between at `between`, and the rest
+/// rank `least`. Odd boards, whose signatures are not ranked, have no rest.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Stretches {
+    pub(super) above: usize,
+    pub(super) greatest: usize,
+    pub(super) between: usize,
+}
+
+/// The row a fill places a queen in, on one half.
+#[derive(Clone, Copy)]
+struct NextRow {
+    row: usize,
+    /// Its falling diagonal's offset, `N - 1 - row`.
+    fall: usize,
+    /// The half's columns, and those of them no fixed queen attacks in this row.
+    columns: u64,
+    open: u64,
+    /// The half's columns every board of the level leaves free, as many for each.
+    free: usize,
+}
+
+impl Half {
+    pub(super) fn new(columns: u64) -> Half {
+        let quota = columns.count_ones() as usize;
+        let mut levels = vec![Refill::default(); quota + 1];
+        levels[0] = Refill::of(vec![HalfBoard::default()]);
+        let (north, signatures) = (NorthBoards::default(), Refill::default());
+        let stretches = Stretches::default();
+        let ranked_runs = Vec::new();
+        Half { columns, quota, levels, north, signatures, stretches, ranked_runs }
+    }
+
+    /// The room the fill of the list after `level` would leave if it took `boards` boards
+    /// of `level`, and the room that list holds now.
+    pub(super) fn fill_bytes(&self, level: usize, boards: usize) -> (usize, usize) {
+        let next = &self.levels[level + 1];
+        (next.room_after(boards * (self.quota - level), usize::MAX), next.held_bytes())
+    }
+
+    /// The bytes one board of `level` may add to the list after it.
+    pub(super) fn bytes_per_board(&self, level: usize) -> usize {
+        (self.quota - level) * size_of::<HalfBoard>()
+    }
+
+    /// The bytes of room its lists hold: worked out from the lists each time, so that no
+    /// change to one can leave the budget's view of them behind.
+    pub(super) fn held_bytes(&self) -> usize {
+        let levels: usize = self.levels.iter().map(Refill::held_bytes).sum();
+        levels + self.north.bytes() + self.signature_bytes()
+    }
+
+    /// The bytes of room the signatures hold, with their sorted copies in the pair count.
+    pub(super) fn signature_bytes(&self) -> usize {
+        self.signatures.held_bytes() / size_of::<u64>() * SIGNATURE_BYTES
+    }
+
+    /// Frees the lists after `level`, which hold nothing the walk will read again before
+    /// it refills them, and the signatures.
+    pub(super) fn release_after(&mut self, level: usize) {
+        for list in self.levels.iter_mut().skip(level + 1) {
+            list.release();
+        }
+        self.signatures.release();
+        self.north.release();
+    }
+
+    /// Readies the boards of `level`, the last north row, for the tail, ranked by
+    /// `ranks` on an even board.
+    pub(super) fn end_north(
+        &mut self,
+        geometry: &Geometry,
+        level: usize,
+        table: &TailTable,
+        ranks: Option<(&Transposes, Side)>,
+    ) {
+        self.north.fill(geometry, self.levels[level].as_slice(), table, ranks);
+    }
+
+    /// Places a queen of this half's `level`-th row in `row`, on a column of `open`, on
+    /// each of the `boards` of that level, noting its column if `north` of the middle;
+    /// false if no board is left.
+    pub(super) fn place(
+        &mut self,
+        n: usize,
+        level: usize,
+        boards: Range<usize>,
+        row: usize,
+        open: u64,
+        north: bool,
+    ) -> bool {
+        let next_row = NextRow {
+            row,
+            fall: n - 1 - row,
+            columns: self.columns,
+            open,
+            free: self.quota - level,
+        };
+        let (done, next) = self.levels.split_at_mut(level + 1);
+        let from = &done[level].as_slice()[boards];
+        next[0].refill(from.len() * next_row.free, usize::MAX, |to| {
+            // Two copies, so that the fills of the other rows carry no step for it.
+            if north {
+                write_extensions::<true>(from, next_row, to)
+            } else {
+                write_extensions::<false>(from, next_row, to)
+            }
+        });
+        next[0].len() > 0
+    }
+
+    /// Fills the signatures with the complete half-boards of the north boards of `piece`
+    /// and the tail rows `subset`, in room for at most `most` signatures unless they need
+    /// more: on an even board, those of the north boards ranking at least the row set's
+    /// least `rank`, in [`Stretches`].
+    pub(super) fn fill_signatures(
+        &mut self,
+        table: &TailTable,
+        subset: usize,
+        piece: &Piece,
+        most: usize,
+        rank: Option<LinesRank>,
+        kernel: PairKernel,
+    ) {
+        let north = &self.north;
+        let ranked_runs = &mut self.ranked_runs;
+        let mut stretches = Stretches::default();
+        self.signatures.refill(piece.tested, most, |mut to| {
+            let runs = north.runs_within(&piece.boards);
+            let Some(rank) = rank else {
+                for (free, boards) in runs {
+                    to = signatures::write(
+                        kernel,
+                        &north.boards[boards],
+                        table.group(subset, free),
+                        to,
+                    );
+                }
+                let all = to.kept();
+                stretches = Stretches { above: all, greatest: all, between: all };
+                return to;
+            };
+            ranked_runs.clear();
+            // A run whose group is empty writes nothing, so it is not cut.
+            let joined = runs.filter(|&(free, _)| table.group(subset, free).len() > 0);
+            ranked_runs
+                .extend(joined.map(|(free, boards)| RankedRun::of(north, free, boards, rank)));
+            let mut ends = [0; 4];
+            for (stretch, end) in ends.iter_mut().enumerate() {
+                for run in ranked_runs.iter() {
+                    let boards = &north.boards[run.cuts[stretch]..run.cuts[stretch + 1]];
+                    to = signatures::write(kernel, boards, table.group(subset, run.free), to);
+                }
+                *end = to.kept();
+            }
+            stretches = Stretches { above: ends[0], greatest: ends[1], between: ends[2] };
+            to
+        });
+        self.stretches = stretches;
+    }
+}
+
+/// Writes every board of `from` with one more queen in `next.row`, on a column of the half
+/// that the board has free and that is open and not attacked by the board, its column
+/// noted again if the row is `NORTH` of an even board's middle. Every free column is
+/// written and only the good ones kept, so the loop has no unpredictable branch.
+fn write_extensions<'w, const NORTH: bool>(
+    from: &[HalfBoard],
+    next: NextRow,
+    mut to: Writer<'w, HalfBoard>,
+) -> Writer<'w, HalfBoard> {
+    for board in from {
+        let mut candidates = next.columns & !board.columns;
+        let open = next.open & !(board.rising >> next.row) & !(board.falling >> next.fall);
+        for _ in 0..next.free {
+            let bit = candidates & candidates.wrapping_neg();
+            candidates ^= bit;
+            let mut extended = board.with_queen(bit, next.row, next.fall);
+            if NORTH {
+                extended.columns |= bit << NORTH_COLUMNS;
+            }
+            to.push(extended, open & bit != 0);
+        }
+    }
+    to
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every extension a fill keeps, and only those, against the rules of the board: a
+    /// column of the half that no queen holds, open in the row, and on no diagonal of a
+    /// queen already placed.
+    #[test]
+    fn a_fill_keeps_exactly_the_extensions_that_attack_nothing() {
+        let n = 8;
+        let half_columns = 0b1111u64;
+        let queens = [(0usize, 0usize), (1, 2)];
+        let board = queens.iter().fold(HalfBoard::default(), |board, &(row, column)| {
+            board.with_queen(1 << column, row, n - 1 - row)
+        });
+        for open in [0b1111, 0b0111, 0b0010] {
+            let row = 3;
+            let free = half_columns.count_ones() as usize - queens.len();
+            let next = NextRow { row, fall: n - 1 - row, columns: half_columns, open, free };
+            let mut list = Refill::<HalfBoard>::default();
+            list.refill(next.free, usize::MAX, |to| write_extensions::<false>(&[board], next, to));
+            let kept: Vec<u64> =
+                list.as_slice().iter().map(|b| b.columns & !board.columns).collect();
+            let expected: Vec<u64> = (0..4)
+                .filter(|&column| {
+                    let taken = queens.iter().any(|&(_, c)| c == column);
+                    let attacked = queens.iter().any(|&(r, c)| row - r == column.abs_diff(c));
+                    !taken && !attacked && open & (1 << column) != 0
+                })
+                .map(|column| 1u64 << column)
+                .collect();
+            assert_eq!(kept, expected, "open {open:04b}");
+            let mut north = Refill::<HalfBoard>::default();
+            north.refill(next.free, usize::MAX, |to| write_extensions::<true>(&[board], next, to));
+            for extended in north.as_slice() {
+                let placed = extended.columns & half_columns & !board.columns;
+                assert_eq!(extended.columns >> NORTH_COLUMNS, placed, "the north column noted");
+            }
+        }
+    }
+
+    #[test]
+    fn the_bytes_held_follow_every_list() {
+        let mut half = Half::new(0b1111);
+        let start = half.held_bytes();
+        assert!(half.place(8, 0, 0..1, 0, 0b1111, false));
+        let placed = half.held_bytes();
+        assert!(placed > start, "{start} then {placed}");
+        half.release_after(0);
+        assert_eq!(half.held_bytes(), start);
+    }
+}

@@ -1,0 +1,257 @@
+//! A half's boards at the end of the north rows, sorted for the join with the tail: by a
+//! counting sort into runs that leave the same columns free (on an even board, each run
+//! from the highest rank down), cut by rank against a row set with binary searches that
+//! go in step, and into pieces whose joins fit the budget.
+
+use std::ops::Range;
+
+use super::board::{Geometry, HalfBoard, Side};
+use super::tail::{TailBoard, TailTable};
+use super::transpose::{LinesRank, Rank, Transposes};
+
+/// A half's boards at the end of the north rows, in the form the join with the tail reads,
+/// sorted into runs that leave the same columns free, so that a run meets one group of
+/// the tail table and a run with no group is skipped whole.
+#[derive(Debug, Default)]
+pub(super) struct NorthBoards {
+    pub(super) boards: Vec<TailBoard>,
+    /// The columns each run leaves free (relative to the half's lowest), and the run.
+    pub(super) runs: Vec<(usize, Range<usize>)>,
+    counts: Vec<usize>,
+    /// On an even board, each board's rank.
+    ranks: Vec<Rank>,
+    /// The boards' indices from the highest rank down, the order in which they are sorted
+    /// into their runs.
+    by_rank: Vec<u32>,
+    /// Per rank from the highest down, its boards' count, then where they go in `by_rank`.
+    rank_starts: Vec<u32>,
+}
+
+/// A run of north boards that leave the columns `free` free, cut by rank against a row set:
+/// `cuts[k]..cuts[k + 1]` are its boards of the `k`-th of [`Stretches`] (the last, those
+/// ranking the row set's least), found once for all four.
+#[derive(Clone, Debug)]
+pub(super) struct RankedRun {
+    pub(super) free: usize,
+    pub(super) cuts: [usize; 5],
+}
+
+impl RankedRun {
+    pub(super) fn of(
+        north: &NorthBoards,
+        free: usize,
+        boards: Range<usize>,
+        rank: LinesRank,
+    ) -> RankedRun {
+        // Each run is sorted from the highest rank down, so each cut is the number of its
+        // boards ranking at least some bound. The four binary searches go in step, so
+        // that their chains of loads overlap: one after the other, they took a tenth of
+        // the join's time at N = 18, whose runs hold a few dozen boards.
+        let run = &north.boards[boards.clone()];
+        let (greatest, least) = (u32::from(rank.greatest), u32::from(rank.least));
+        let bounds = [greatest + 1, greatest, least + 1, least];
+        let at_least = |board: &TailBoard, bound: u32| u32::from(board.rank()) >= bound;
+        let mut bases = [0; 4];
+        let mut size = run.len();
+        while size > 1 {
+            let half = size / 2;
+            for (base, bound) in bases.iter_mut().zip(bounds) {
+                let middle = *base + half;
+                *base = if at_least(&run[middle], bound) { middle } else { *base };
+            }
+            size -= half;
+        }
+        let mut cuts = [boards.start; 5];
+        for ((cut, base), bound) in cuts[1..].iter_mut().zip(bases).zip(bounds) {
+            *cut += base + usize::from(run.get(base).is_some_and(|board| at_least(board, bound)));
+        }
+        // Where the two ranks are one, the boards ranking it are those at the least, and
+        // the stretch of the greatest is empty.
+        cuts[2] = cuts[2].min(cuts[3]);
+        RankedRun { free, cuts }
+    }
+}
+
+/// A run of north boards whose joins with the tail rows test `tested` tail boards.
+#[derive(Clone, Debug)]
+pub(super) struct Piece {
+    pub(super) boards: Range<usize>,
+    pub(super) tested: usize,
+}
+
+impl NorthBoards {
+    /// The runs that meet `boards`, each with its free columns and its boards in `boards`.
+    pub(super) fn runs_within(
+        &self,
+        boards: &Range<usize>,
+    ) -> impl Iterator<Item = (usize, Range<usize>)> {
+        let first = self.runs.partition_point(|(_, run)| run.end <= boards.start);
+        self.runs[first..]
+            .iter()
+            .take_while(|(_, run)| run.start < boards.end)
+            .map(|(free, run)| (*free, run.start.max(boards.start)..run.end.min(boards.end)))
+    }
+
+    pub(super) fn fill(
+        &mut self,
+        geometry: &Geometry,
+        boards: &[HalfBoard],
+        table: &TailTable,
+        ranks: Option<(&Transposes, Side)>,
+    ) {
+        self.counts.clear();
+        self.counts.resize(table.masks + 1, 0);
+        for board in boards {
+            self.counts[table.free_columns(board) + 1] += 1;
+        }
+        self.runs.clear();
+        for free in 0..table.masks {
+            let (start, len) = (self.counts[free], self.counts[free + 1]);
+            if len > 0 {
+                self.runs.push((free, start..start + len));
+            }
+            self.counts[free + 1] = start + len;
+        }
+        self.boards.clear();
+        self.boards.resize(boards.len(), TailBoard::default());
+        let Some((transposes, side)) = ranks else {
+            for board in boards {
+                self.sort_into_run(geometry, table, board, 0);
+            }
+            return;
+        };
+        // Highest rank first in each run, so that a row set's boards of each rank are one
+        // stretch: the boards are counted by rank and taken from the highest down, and
+        // each run keeps the order its boards come in. Sorting each run apart took 4% of
+        // the join's time at N = 18, whose runs hold a few dozen boards.
+        self.ranks.clear();
+        self.ranks.extend(boards.iter().map(|board| match side {
+            Side::West => transposes.of_near(board.north_columns()),
+            Side::East => transposes.of_far(board.north_columns()),
+        }));
+        self.rank_starts.clear();
+        self.rank_starts.resize(transposes.ranks(), 0);
+        let from_highest = |rank: Rank| transposes.ranks() - 1 - usize::from(rank);
+        for &rank in &self.ranks {
+            self.rank_starts[from_highest(rank)] += 1;
+        }
+        let mut taken = 0;
+        for count in &mut self.rank_starts {
+            (*count, taken) = (taken, taken + *count);
+        }
+        self.by_rank.clear();
+        self.by_rank.resize(boards.len(), 0);
+        for (index, &rank) in self.ranks.iter().enumerate() {
+            let at = &mut self.rank_starts[from_highest(rank)];
+            // A thread's budget holds far fewer than 2^32 boards.
+            self.by_rank[*at as usize] = index as u32;
+            *at += 1;
+        }
+        for at in 0..self.by_rank.len() {
+            let index = self.by_rank[at] as usize;
+            self.sort_into_run(geometry, table, &boards[index], self.ranks[index]);
+        }
+    }
+
+    /// Writes `board`, ranked `rank`, next in the run of the columns it leaves free.
+    fn sort_into_run(
+        &mut self,
+        geometry: &Geometry,
+        table: &TailTable,
+        board: &HalfBoard,
+        rank: Rank,
+    ) {
+        let at = &mut self.counts[table.free_columns(board)];
+        let (meets, signature) = (table.meeting.bits(board), geometry.signature(board));
+        self.boards[*at] = TailBoard::north(meets, signature, rank);
+        *at += 1;
+    }
+
+    pub(super) fn bytes(&self) -> usize {
+        self.boards.capacity() * size_of::<TailBoard>()
+            + self.runs.capacity() * size_of::<(usize, Range<usize>)>()
+            + self.counts.capacity() * size_of::<usize>()
+            + self.ranks.capacity() * size_of::<Rank>()
+            + (self.by_rank.capacity() + self.rank_starts.capacity()) * size_of::<u32>()
+    }
+
+    pub(super) fn release(&mut self) {
+        *self = NorthBoards::default();
+    }
+}
+
+/// Cuts the north boards into pieces whose joins with the tail rows `subset` test at most
+/// `most` tail boards each (or one north board, if that alone tests more).
+pub(super) fn pieces(
+    north: &NorthBoards,
+    table: &TailTable,
+    subset: usize,
+    most: usize,
+) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    let (mut start, mut tested) = (0, 0);
+    for (free, run) in &north.runs {
+        let per_board = table.group(subset, *free).len();
+        let mut at = run.start;
+        while per_board > 0 && at < run.end {
+            let fit = (most.saturating_sub(tested) / per_board).min(run.end - at);
+            if fit == 0 && tested > 0 {
+                pieces.push(Piece { boards: start..at, tested });
+                (start, tested) = (at, 0);
+                continue;
+            }
+            tested += fit.max(1) * per_board;
+            at += fit.max(1);
+        }
+    }
+    if tested > 0 {
+        pieces.push(Piece { boards: start..north.boards.len(), tested });
+    }
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run's boards of each rank, from the highest down, as the fill leaves them.
+    fn run_of_ranks(ranks: &[Rank]) -> NorthBoards {
+        let boards = ranks.iter().map(|&rank| TailBoard::north(0, 0, rank)).collect();
+        NorthBoards { boards, ..NorthBoards::default() }
+    }
+
+    #[test]
+    fn the_cuts_by_rank_are_the_counts_of_boards_ranking_at_least_each_bound() {
+        let ranks: Vec<Rank> = vec![9, 9, 7, 7, 7, 5, 4, 4, 2, 1, 1, 0];
+        let north = run_of_ranks(&ranks);
+        for greatest in 0..=10u16 {
+            for least in 0..=greatest {
+                for boards in [0..ranks.len(), 3..9, 5..5, 11..12] {
+                    let rank = LinesRank { greatest, least };
+                    let run = RankedRun::of(&north, 0, boards.clone(), rank);
+                    let at_least =
+                        |bound: Rank| ranks[boards.clone()].iter().filter(|&&r| r >= bound).count();
+                    let mut expected = [
+                        boards.start,
+                        boards.start + at_least(greatest.saturating_add(1)),
+                        boards.start + at_least(greatest),
+                        boards.start + at_least(least.saturating_add(1)),
+                        boards.start + at_least(least),
+                    ];
+                    expected[2] = expected[2].min(expected[3]);
+                    assert_eq!(run.cuts, expected, "ranks {greatest}, {least} over {boards:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_runs_within_a_stretch_are_cut_to_it() {
+        let north =
+            NorthBoards { runs: vec![(3, 0..4), (5, 4..6), (6, 6..10)], ..NorthBoards::default() };
+        let within: Vec<_> = north.runs_within(&(2..7)).collect();
+        assert_eq!(within, [(3, 2..4), (5, 4..6), (6, 6..7)]);
+        assert_eq!(north.runs_within(&(4..6)).collect::<Vec<_>>(), [(5, 4..6)]);
+        assert_eq!(north.runs_within(&(10..10)).count(), 0);
+    }
+}

@@ -1,0 +1,235 @@
+//! The join against backtracking and against itself: every row set, pieces, slices and
+//! budgets.
+
+use nqueens_test_support::{
+    count_solutions_within, row_set_weight, transposed_weight, weigh_solutions_within,
+};
+
+use super::split::{Centre, canonical_centres};
+use super::*;
+use crate::engine::DEFAULT_MEMORY_PER_THREAD;
+
+/// The columns a key allows each row: the half it puts the row in, or the column of a
+/// middle queen it fixes.
+fn allowed_columns(n: usize, key: &[u8]) -> Vec<u64> {
+    let half = n / 2;
+    let west = (1u64 << half) - 1;
+    let east = ((1u64 << n) - 1) & !((1u64 << (n - half)) - 1);
+    // A row the key leaves undecided (the centre placement frees one more row) may
+    // take either half.
+    let mut allowed = vec![west | east; n];
+    let (order, decided): (Vec<usize>, &[u8]) = if n.is_multiple_of(2) {
+        ((0..n).collect(), key)
+    } else {
+        let (row, column) = (usize::from(key[0]), usize::from(key[1]));
+        allowed[row] = 1 << half;
+        allowed[half] = 1 << column;
+        ((0..n).filter(|&r| r != row && r != half).collect(), &key[2..])
+    };
+    for (&row, &goes_west) in order.iter().zip(decided) {
+        allowed[row] = if goes_west == 1 { west } else { east };
+    }
+    allowed
+}
+
+/// How many row sets (or centre placements) a complete key stands for: the size of
+/// its orbit under the reflections, worked out from the sets themselves, or 0 if
+/// another member of the orbit is the one counted (the least of those with row 0
+/// west).
+fn weight(n: usize, key: &[u8]) -> u128 {
+    if !n.is_multiple_of(2) {
+        let centre = Centre { row: usize::from(key[0]), column: usize::from(key[1]) };
+        return canonical_centres(n).iter().find(|(c, _)| *c == centre).unwrap().1;
+    }
+    let set: u32 =
+        key.iter().enumerate().filter(|&(_, &west)| west == 1).fold(0, |s, (r, _)| s | 1 << r);
+    row_set_weight(n, set)
+}
+
+#[test]
+fn every_row_set_agrees_with_backtracking() {
+    for n in 4..=14 {
+        let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let mut total = 0u128;
+        for key in join.geometry.keys(join.geometry.most_decided()) {
+            let counted = join.solve_key(&key).unwrap().total;
+            let allowed = allowed_columns(n, &key);
+            let found = if n.is_multiple_of(2) {
+                weigh_solutions_within(&allowed, transposed_weight)
+            } else {
+                count_solutions_within(&allowed)
+            };
+            assert_eq!(counted, weight(n, &key) * found, "N = {n}, key {key:?}");
+            total += counted;
+        }
+        let expected = crate::count(n, crate::Method::Plain).unwrap().total;
+        assert_eq!(total, expected, "N = {n}");
+    }
+}
+
+/// The finest tasks below `task`, and their pieces.
+fn leaves(join: &Join, task: &Task) -> Vec<Task> {
+    let mut finer = join.children(task).unwrap();
+    if finer.is_empty() {
+        finer = join.pieces(task).unwrap();
+    }
+    if finer.is_empty() {
+        return vec![task.clone()];
+    }
+    finer.iter().flat_map(|part| leaves(join, part)).collect()
+}
+
+/// Every task's children end in row sets, and its row sets' slices partition its
+/// solutions; a piece's work is charged to the tasks between its list's task and
+/// itself.
+#[test]
+fn pieces_partition_a_task_and_charge_its_work() {
+    for n in 6..=13 {
+        let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let mut cut = 0;
+        for task in join.tasks(join.max_depth()) {
+            let finest = leaves(&join, &task);
+            // A descent never ends above a row set, where it would time work that
+            // counts nothing.
+            let row_set = |leaf: &Task| join.geometry.key(leaf.key()).unwrap().is_row_set();
+            assert!(finest.iter().all(row_set), "N = {n}, {task:?}");
+            let total: u128 =
+                finest.iter().map(|leaf| join.solve(leaf, false).unwrap().total).sum();
+            assert_eq!(total, join.solve(&task, false).unwrap().total, "N = {n}, {task:?}");
+            let head = if n.is_multiple_of(2) { 0 } else { 2 };
+            for leaf in &finest {
+                for charge in join.measure(leaf).unwrap() {
+                    assert!((head + 1..=leaf.key().len()).contains(&charge.owner), "N = {n}");
+                    assert!(charge.seconds > 0.0, "N = {n}");
+                }
+            }
+            cut += usize::from(finest.len() > 1);
+        }
+        assert!(cut > 0, "N = {n}: no row set has pieces");
+    }
+}
+
+#[test]
+fn the_parts_of_a_prefix_are_the_next_split() {
+    for n in [8, 9, 12, 13] {
+        let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        for depth in 0..join.max_depth() {
+            let deeper: Vec<Task> = join.tasks(depth + 1);
+            let parts: Vec<Task> =
+                join.tasks(depth).iter().flat_map(|task| join.children(task).unwrap()).collect();
+            // Parts leave out only the prefixes that put more rows in a half than it
+            // has columns, which hold no solution.
+            assert!(parts.iter().all(|part| deeper.contains(part)), "N = {n}");
+            let dropped: u128 = deeper
+                .iter()
+                .filter(|task| !parts.contains(task))
+                .map(|task| join.solve(task, false).unwrap().total)
+                .sum();
+            assert_eq!(dropped, 0, "N = {n}, depth {depth}");
+        }
+    }
+}
+
+#[test]
+fn row_sets_over_the_budget_count_exactly_in_pieces() {
+    for n in [9, 10, 11, 12, 13, 14] {
+        let whole = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let mut total = 0;
+        let mut split = false;
+        for bytes in whole.geometry.keys(2) {
+            let key = whole.geometry.key(&bytes).unwrap();
+            let tails = whole.tails_of(&key.split);
+            let count = || Count::new(&whole.pair_kernel, Slice::WHOLE);
+            let mut walk = Walk::new(&whole.geometry, &whole.budget, &key, &tails, count());
+            walk.run();
+            // A third of what the task holds whole, so that its largest lists split.
+            let lists = (walk.peak_list_bytes / 3).max(1024);
+            let budget = Budget { lists, ..whole.budget };
+            let mut in_pieces = Walk::new(&whole.geometry, &budget, &key, &tails, count());
+            in_pieces.run();
+            assert_eq!(in_pieces.goal.tally.total, walk.goal.tally.total, "N = {n}, key {bytes:?}");
+            total += in_pieces.goal.tally.total;
+            split |= walk.peak_list_bytes > lists;
+            // Past the budget by at most one board's extensions in each list.
+            let most_per_board = n.div_ceil(2) * size_of::<board::HalfBoard>();
+            assert!(
+                in_pieces.peak_list_bytes <= lists + (n + 2) * most_per_board,
+                "N = {n} peak {} budget {lists} whole {}",
+                in_pieces.peak_list_bytes,
+                walk.peak_list_bytes
+            );
+            let scratch = walk.goal.pair_scratch.held_bytes();
+            assert!(scratch <= budget::SCRATCH_BYTES as usize, "N = {n}");
+            for walk in [&walk, &in_pieces] {
+                let sorted = walk.goal.pair_scratch.sorted_bytes();
+                assert!(sorted <= walk.signature_bytes() / 2, "N = {n}");
+            }
+        }
+        assert_eq!(total, crate::count(n, crate::Method::Plain).unwrap().total, "N = {n}");
+        assert!(split || n < 12, "N = {n} fits the budget whole");
+    }
+}
+
+/// A row set over the budget, which meets its pieces of half-boards in every fill of
+/// its north rows, adds up to its slices too.
+#[test]
+fn slices_of_row_sets_over_the_budget_add_up_to_them() {
+    for n in [12, 13, 14] {
+        let whole = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        for bytes in whole.geometry.keys(whole.geometry.most_decided()).into_iter().step_by(7) {
+            let key = whole.geometry.key(&bytes).unwrap();
+            let tails = whole.tails_of(&key.split);
+            let mut walk = Walk::new(
+                &whole.geometry,
+                &whole.budget,
+                &key,
+                &tails,
+                Count::new(&whole.pair_kernel, Slice::WHOLE),
+            );
+            walk.run();
+            let lists = (walk.peak_list_bytes / 3).max(1024);
+            let budget = Budget { lists, ..whole.budget };
+            let mut sum = 0;
+            for index in 0..SLICES {
+                let slice = Slice::nth(index, SLICES);
+                let timed = Count::timed(&whole.pair_kernel, slice, true, true);
+                let mut piece = Walk::new(&whole.geometry, &budget, &key, &tails, timed);
+                piece.run();
+                sum += piece.goal.tally.total;
+                assert!(piece.peak_list_bytes > 0 && walk.peak_list_bytes > lists);
+            }
+            assert_eq!(sum, walk.goal.tally.total, "N = {n}, key {bytes:?}");
+        }
+    }
+}
+
+#[test]
+fn a_budget_bounds_the_estimate() {
+    let least = budget::MIN_MEMORY;
+    let join = Join::new(18, Kernel::Auto, least).unwrap();
+    let unbounded = Join::new(18, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    let whole = unbounded.bytes_per_thread(u64::MAX).unwrap().unwrap();
+    assert!(whole > least, "N = 18 needs {whole} bytes whole");
+    assert_eq!(join.bytes_per_thread(u64::MAX).unwrap(), Some(least));
+}
+
+#[test]
+fn the_count_uses_the_tail_tables_the_probe_built() {
+    let join = Join::new(12, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    join.bytes_per_thread(u64::MAX).unwrap();
+    let split = join.geometry.first_split();
+    let probed = join.tails.get(split.centre, || panic!("the probe left no tables"));
+    assert!(Arc::ptr_eq(&probed, &join.tails_of(&split)));
+}
+
+#[test]
+fn tasks_of_the_splits_the_cache_holds_build_no_tables() {
+    let join = Join::new(13, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    let splits = join.geometry.splits();
+    let held = &splits[..join.budget.cached_splits];
+    assert!(held.len() >= 2, "two threads in neighbouring splits share the cache");
+    let first: Vec<_> = held.iter().map(|split| join.tails_of(split)).collect();
+    for (split, tails) in held.iter().zip(&first).rev() {
+        assert!(Arc::ptr_eq(tails, &join.tails_of(split)), "{:?} rebuilt", split.centre);
+    }
+}
