@@ -6,12 +6,13 @@ mod estimate_check;
 mod eta;
 mod host;
 mod measure;
-mod modules;
 mod peers;
 mod plan;
 mod scaling;
 mod seeds;
 mod tables;
+#[cfg(test)]
+mod tidy;
 mod workspace;
 
 use std::path::PathBuf;
@@ -65,10 +66,6 @@ Commands:
   eta     --log FILE
           how close the ETA of a `nqueens count --progress log` run came to its end, at
           each tenth of the run, against the ETA that tasks done would have given
-  modules [--verbose]
-          the modules of each crate and the ones each uses; fails on an import cycle
-          or on an import the layers forbid (an engine using problem.rs, the CLI
-          naming an engine, the scheduler naming a queen)
   tables  [--check]
           regenerate the tables in README.md and results/README.md from results/*.json;
           --check fails if they are stale instead
@@ -201,11 +198,6 @@ fn run(args: Vec<String>) -> Result<(), String> {
             let log = flags.take("--log").ok_or("eta needs --log FILE")?;
             flags.finish()?;
             eta::run(std::path::Path::new(&log))
-        }
-        "modules" => {
-            let verbose = flags.switch("--verbose");
-            flags.finish()?;
-            modules::run(verbose)
         }
         "tables" => {
             let check = flags.switch("--check");
