@@ -17,7 +17,12 @@ pub(crate) struct Host {
 impl Host {
     /// This machine.
     pub(crate) fn this() -> Host {
-        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        // Only Linux has /proc/cpuinfo; elsewhere the report names the architecture.
+        let cpuinfo = if cfg!(target_os = "linux") {
+            std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default()
+        } else {
+            String::new()
+        };
         Host {
             cpu_model: model_name(&cpuinfo).unwrap_or(std::env::consts::ARCH).to_owned(),
             logical_cpus: num_cpus::get(),

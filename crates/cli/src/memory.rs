@@ -5,17 +5,25 @@ use std::fs;
 
 /// The machine's memory (MemTotal), if known.
 pub(crate) fn machine_bytes() -> Option<u64> {
-    kibibytes_field(&fs::read_to_string("/proc/meminfo").ok()?, "MemTotal:")
+    proc_field("/proc/meminfo", "MemTotal:")
 }
 
 /// The most resident memory this process has held so far (VmHWM), if known.
 pub(crate) fn peak_resident_bytes() -> Option<u64> {
-    kibibytes_field(&fs::read_to_string("/proc/self/status").ok()?, "VmHWM:")
+    proc_field("/proc/self/status", "VmHWM:")
 }
 
 /// The resident memory this process holds now (VmRSS), if known.
 pub(crate) fn resident_bytes() -> Option<u64> {
-    kibibytes_field(&fs::read_to_string("/proc/self/status").ok()?, "VmRSS:")
+    proc_field("/proc/self/status", "VmRSS:")
+}
+
+/// A field of a Linux /proc file, in bytes; unknown on other systems.
+fn proc_field(path: &str, name: &str) -> Option<u64> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    kibibytes_field(&fs::read_to_string(path).ok()?, name)
 }
 
 /// The value of a `Name:   1234 kB` line, in bytes.

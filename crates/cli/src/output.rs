@@ -16,11 +16,14 @@ static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 /// Notes whether stdout is closed before `main` can look: Rust's runtime opens
 /// `/dev/null` on a closed standard descriptor before `main` starts, after which a result
 /// written there would vanish without an error. Constructors in `.init_array` run before
-/// the runtime's start-up.
+/// the runtime's start-up. That section is Linux's (ELF's); elsewhere a closed stdout goes
+/// unnoticed, as it does for most programs.
+#[cfg(target_os = "linux")]
 #[used]
 #[unsafe(link_section = ".init_array")]
 static NOTE_CLOSED_STDOUT: extern "C" fn() = note_closed_stdout;
 
+#[cfg(target_os = "linux")]
 extern "C" fn note_closed_stdout() {
     // SAFETY: F_GETFD only reads the flags of a descriptor number; on a closed one it
     // fails with EBADF and changes nothing.

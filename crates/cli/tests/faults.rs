@@ -15,8 +15,7 @@ use serde_json::Value;
 
 const NQUEENS: &str = env!("CARGO_BIN_EXE_nqueens");
 
-/// A count that takes seconds on any processor (about 3 s here on 2 threads), so that a
-/// test can reach it mid-run.
+/// A count that takes seconds on any processor, so that a test can reach it mid-run.
 const SLOW_COUNT: [&str; 8] =
     ["count", "16", "--method", "plain", "--kernel", "scalar", "--threads", "2"];
 
@@ -352,7 +351,7 @@ fn a_signal_after_the_last_task_still_tells_the_total() {
     let checkpoint = dir.path().join("n27.ckpt");
     let args = ["count", "27", "--checkpoint", checkpoint.to_str().unwrap(), "--progress", "never"];
     // A checkpoint of N = 27 as saved before its first task, then made complete: the run
-    // goes straight to the rotation-fixed counts, which take 16 s on 2 threads.
+    // goes straight to the rotation-fixed counts, which take seconds.
     let mut child = nqueens().args(args).stderr(Stdio::null()).spawn().unwrap();
     wait_for_signal_handlers(&child);
     send(&child, "-TERM");
@@ -373,7 +372,7 @@ fn a_signal_after_the_last_task_still_tells_the_total() {
 
 #[test]
 fn an_estimate_stops_on_a_signal_in_its_rotation_fixed_count() {
-    // The rotation-fixed counts of N = 27 come first and take 16 s on 2 threads.
+    // The rotation-fixed counts of N = 27 come first and take seconds.
     let mut child = nqueens()
         .args(["estimate", "27", "--progress", "never"])
         .stderr(Stdio::piped())

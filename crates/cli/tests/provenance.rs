@@ -31,13 +31,13 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&output.stdout).expect("one JSON object")
 }
 
-/// A count slow enough to stop part-way on any processor: about 6 s on one thread of the
+/// A count slow enough to stop part-way on any processor: seconds on one thread of the
 /// scalar kernel (the vector kernels take a tenth of that).
 const SLOW: [&str; 10] =
     ["count", "16", "--method", "half", "--kernel", "scalar", "--threads", "1", "--depth", "4"];
 
-/// A count that runs for about 20 seconds, held while another run tries its checkpoint and
-/// then stopped: [`SLOW`], of about 3 seconds, could finish first on a loaded machine.
+/// A count that runs for several times as long as [`SLOW`], held while another run tries
+/// its checkpoint and then stopped: [`SLOW`] could finish first on a loaded machine.
 const HELD: [&str; 10] =
     ["count", "17", "--method", "half", "--kernel", "scalar", "--threads", "1", "--depth", "4"];
 

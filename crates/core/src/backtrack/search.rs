@@ -163,7 +163,7 @@ macro_rules! levels {
 
 // The depths cycle through eight copies of the loop rather than a chain of one copy per
 // depth: the compiler inlines a chain into ever longer functions, and a chain of 25 took
-// the core crate's build from 10 s to 73 s while counting no faster (docs/measurements.md,
+// the core crate's build from 10 s to 73 s while counting no faster (docs/measurements/scaling-and-build.md,
 // "a faster first build").
 levels!(D0 => D1, D1 => D2, D2 => D3, D3 => D4, D4 => D5, D5 => D6, D6 => D7, D7 => D0);
 
