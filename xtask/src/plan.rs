@@ -203,8 +203,8 @@ pub(crate) fn count_list(
 
 /// The head of the table [`row`] writes rows of.
 pub(crate) const TABLE_HEADER: &str = "\
-| N | kernel | core-time | interval | sampled | checked: counted / predicted | corrected core-time | memory per thread | on 10,000 cores | plan took |
-| ---: | --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: |
+| N | kernel | core-time (interval) | sampled | checked: counted / predicted | corrected core-time | memory per thread | on 10,000 cores | plan took |
+| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: |
 ";
 
 /// One plan as a row of the plans table. Sweeps written before the plan crate hold
@@ -231,23 +231,20 @@ pub(crate) fn row(plan: &serde_json::Value) -> String {
                     check["ratio_high"].as_f64().unwrap_or(f64::NAN),
                     check["tasks"].as_array().map_or(0, Vec::len),
                 ),
-                format!(
-                    "{} ({} to {})",
-                    core_time(hours(0)),
-                    core_time(hours(1)),
-                    core_time(hours(2))
-                ),
+                core_time_between(hours(0), hours(1), hours(2)),
             )
         }
         None => ("not checked".to_owned(), "".to_owned()),
     };
     format!(
-        "| {} | {} | {} | {} to {} | {sampled} | {checked} | {corrected} | {:.0} MiB | {} | {:.0} s |",
+        "| {} | {} | {} | {sampled} | {checked} | {corrected} | {:.0} MiB | {} | {:.0} s |",
         plan["n"],
         plan["kernel"].as_str().unwrap_or("unknown"),
-        core_time(number("core_hours")),
-        core_time(number("core_hours_low")),
-        core_time(number("core_hours_high")),
+        core_time_between(
+            number("core_hours"),
+            number("core_hours_low"),
+            number("core_hours_high")
+        ),
         per_thread / f64::from(1 << 20),
         span(cluster_s),
         number("estimate_wall_s"),
@@ -257,6 +254,7 @@ pub(crate) fn row(plan: &serde_json::Value) -> String {
 /// A wall time for people: minutes, hours or days.
 fn span(seconds: f64) -> String {
     match seconds {
+        s if s < 60.0 => format!("{s:.0} s"),
         s if s < 3600.0 => format!("{:.1} min", s / 60.0),
         s if s < 86400.0 => format!("{:.1} h", s / 3600.0),
         s => format!("{:.1} days", s / 86400.0),
@@ -265,10 +263,17 @@ fn span(seconds: f64) -> String {
 
 /// Core-hours for people: hours up to a year's worth, then core-years.
 pub(crate) fn core_time(hours: f64) -> String {
+    let (per_unit, unit) = core_time_unit(hours);
+    format!("{:.1} {unit}", hours / per_unit)
+}
+
+/// An estimate and its interval in the estimate's unit, so that a row reads at a glance.
+fn core_time_between(hours: f64, low: f64, high: f64) -> String {
+    let (per_unit, unit) = core_time_unit(hours);
+    format!("{:.1} ({:.1} to {:.1}) {unit}", hours / per_unit, low / per_unit, high / per_unit)
+}
+
+fn core_time_unit(hours: f64) -> (f64, &'static str) {
     const YEAR: f64 = 24.0 * 365.25;
-    if hours < YEAR {
-        format!("{hours:.1} core-hours")
-    } else {
-        format!("{:.1} core-years", hours / YEAR)
-    }
+    if hours < YEAR { (1.0, "core-hours") } else { (YEAR, "core-years") }
 }

@@ -16,13 +16,15 @@ use crate::scaling::ScalingRun;
 pub(crate) fn run(check: bool) -> Result<(), String> {
     let results = crate::workspace::project_root().join("results");
     let mut sweep: Sweep = crate::workspace::read_json(&results.join("bench.json"))?;
-    add_frontier_runs(&mut sweep, &results.join("frontier"))?;
     let scaling: ScalingRun = crate::workspace::read_json(&results.join("scaling.json"))?;
     let root = crate::workspace::project_root();
-    let checks: Checks = crate::workspace::read_json(&results.join("estimate.json"))?;
     let readme = root.join("README.md");
+    // The README's table is the sweep alone, one run of one commit; the frontier's longer
+    // counts, from other commits, join it in results/README.md and the chart.
     ensure_section(&readme, "benchmarks", &summary(&sweep, &scaling), check)?;
-    ensure_section(&readme, "estimates", &estimates(&checks), check)?;
+    add_frontier_runs(&mut sweep, &results.join("frontier"))?;
+    let checks: Checks = crate::workspace::read_json(&results.join("estimate.json"))?;
+    ensure_section(&results.join("README.md"), "estimates", &estimates(&checks), check)?;
     let plans: Plans = crate::workspace::read_json(&results.join("plans.json"))?;
     ensure_section(&readme, "plans", &plan_table(&plans), check)?;
     ensure_section(&results.join("README.md"), "benchmarks", &details(&sweep, &scaling), check)?;
@@ -252,22 +254,7 @@ fn summary(sweep: &Sweep, scaling: &ScalingRun) -> String {
                 if let Some(r) = record(sweep, n, method, threads) {
                     let grown = growth(sweep, n, method, threads)
                         .map_or_else(String::new, |g| format!(" (x{g:.1})"));
-                    let source = r.source.as_ref().map_or_else(String::new, |run| {
-                        let mut measured = Vec::new();
-                        if let Some(user) = r.user_s.first() {
-                            measured.push(format!("{user:.0} s user"));
-                        }
-                        if let Some(kib) = run.peak_kib {
-                            measured.push(format!("peak {} MiB", mib(kib)));
-                        }
-                        let measured = if measured.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" ({})", measured.join(", "))
-                        };
-                        format!(", one run{measured}: `{}`", run.file)
-                    });
-                    format!("{:.3}{grown}{source}", r.wall.median)
+                    format!("{:.3}{grown}", r.wall.median)
                 } else if let Some(s) = sweep
                     .skipped
                     .iter()
@@ -368,8 +355,8 @@ fn draw_growth(sweep: &Sweep, path: &Path) -> Result<(), String> {
 /// The shortest time whose growth the chart writes beside it: below, start-up dominates.
 const GROWTH_LABEL_FROM_S: f64 = 0.1;
 
-/// The README's estimate table: the latest check of each N and method, with the machine
-/// and commit of each check it draws on.
+/// results/README.md's estimate table: the latest check of each N and method, with the
+/// machine and commit of each check it draws on.
 fn estimates(checks: &Checks) -> String {
     let mut latest: Vec<(&Outcome, usize)> = Vec::new();
     for (index, check) in checks.checks.iter().enumerate() {
@@ -644,16 +631,17 @@ mod tests {
         std::fs::write(dir.join("n14.json"), on("Other CPU", 14, "avx2", 400.0)).unwrap();
         add_frontier_runs(&mut sweep, &dir).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
-        let summary = summary(&sweep, &scaling);
-        assert!(summary.contains("| 12 | join 12.000 | 12.000 (x6.0) |"), "the sweep's own run");
+        let details = details(&sweep, &scaling);
+        assert!(details.contains("| 12 | 2 | avx2 |"), "the sweep's own run: {details}");
         assert!(
-            summary.contains(
-                "| 13 | join 60.000 | 60.000 (x5.0), one run (120 s user, peak 50 MiB): \
-                 `results/frontier/n13.json` |"
+            details.contains(
+                "N = 13 on 2 threads: one long count, not part of the sweep, from \
+                 `results/frontier/n13.json`, peak memory 50 MiB."
             ),
-            "{summary}"
+            "{details}"
         );
-        assert!(!summary.contains("| 14 |"), "a run on another machine: {summary}");
+        assert!(details.contains("| 119.520 |"), "user time from time -v: {details}");
+        assert!(!details.contains("| 14 |"), "a run on another machine: {details}");
     }
 
     #[test]
