@@ -28,8 +28,8 @@ pub(super) struct NorthBoards {
 }
 
 /// A run of north boards that leave the columns `free` free, cut by rank against a row set:
-/// `cuts[k]..cuts[k + 1]` are its boards of the `k`-th of [`Stretches`] (the last, those
-/// ranking the row set's least), found once for all four.
+/// `cuts[k]..cuts[k + 1]` are its boards of the `k`-th of [`super::half::Stretches`] (the
+/// last, those ranking the row set's least), found once for all four.
 #[derive(Clone, Debug)]
 pub(super) struct RankedRun {
     pub(super) free: usize,

@@ -4,8 +4,9 @@
 //! sharing a prefix share the work of placing it; a half with no board left ends the
 //! branch. The tail rows are only chosen: each row set's half-boards are its north boards
 //! joined with the tail tables, and its solutions the disjoint pairs of the two halves'
-//! signatures. A walk either counts ([`Count`]) or only measures the memory a row set
-//! needs ([`Probe`]); the two are separate types so that counting carries no probe's test.
+//! signatures. A walk either counts ([`super::count::Count`]) or only measures the memory a
+//! row set needs ([`Probe`]); the two are separate types so that counting carries no
+//! probe's test.
 
 use std::time::Instant;
 
