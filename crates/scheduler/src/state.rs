@@ -39,13 +39,13 @@ pub(crate) struct RunState<R> {
     /// What the caller said of this session.
     pub(crate) about: BTreeMap<String, String>,
     /// When this session started.
-    pub(crate) started: Instant,
+    started: Instant,
     /// The time each task finished in this session took, by strata of the list.
-    pub(crate) costs: CostModel,
+    costs: CostModel,
     /// Per stratum of `costs`, the tasks queued in this session and not yet finished.
-    pub(crate) left: Vec<usize>,
+    left: Vec<usize>,
     /// The time the tasks finished in this session took, summed over the workers.
-    pub(crate) busy: Duration,
+    busy: Duration,
 }
 
 impl<R> RunState<R> {
