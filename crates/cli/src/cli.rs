@@ -516,6 +516,11 @@ pub(crate) struct EstimateArgs {
     #[arg(long, value_name = "K", value_hint = ValueHint::Other, allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) check: Option<NonZeroUsize>,
 
+    /// Profile the tasks the check counts: the time of each part of their work, and the
+    /// work counted (pairs tested, lookups, bytes), per solution.
+    #[arg(long, requires = "check")]
+    pub(crate) profile: bool,
+
     /// Rows fixed in each task the check draws [default: the count's, or finer where its
     /// tasks are larger than about ten core-minutes].
     #[arg(long, value_name = "K", value_hint = ValueHint::Other, requires = "check")]

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget};
-use nqueens_core::{ENGINE_IDENTITY, Method, Problem};
+use nqueens_core::{ENGINE_IDENTITY, Method, Problem, Profile};
 use nqueens_plan::{
     Check, ClusterEstimate, Estimate, Options, TaskList, Timed, Watch, check_depth,
 };
@@ -65,6 +65,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             SampleChoice::Pieces => Timed::Pieces,
         }),
         sample_time: args.sample_time,
+        profile: args.profile,
         stop: signals.flag(),
         ..Options::new(threads, args.seed)
     };
@@ -261,6 +262,9 @@ impl EstimateReport {
                     duration(task.counted_s),
                 );
             }
+            if let Some(profile) = &check.profile {
+                text += &profile_lines(profile);
+            }
             text += &format!(
                 "check: {} (depth {}) counted {:.2} times the predicted time ({:.2} to {:.2}) in \
                  {}; corrected: about {} ({} to {}), {} core-hours ({} to {})\n",
@@ -284,6 +288,36 @@ impl EstimateReport {
         }
         text.push('\n');
         text
+    }
+}
+
+/// The checked tasks' profile: each part's share of their time, and each kind of work per
+/// solution.
+fn profile_lines(profile: &Profile) -> String {
+    let mut text = String::from("profile of the checked tasks:");
+    for part in &profile.parts {
+        let share = if profile.seconds > 0.0 { part.seconds / profile.seconds } else { 0.0 };
+        text += &format!(" {} {:.1}%,", part.name, 100.0 * share);
+    }
+    text.pop();
+    text.push('\n');
+    let solutions = profile.counter("solutions").unwrap_or(0).max(1) as f64;
+    text += &format!("per solution: {:.3} core-ns", 1e9 * profile.seconds / solutions);
+    for counter in profile.counters.iter().filter(|c| c.name != "solutions") {
+        text += &format!(", {} {}", counter.name, figure(counter.value as f64 / solutions));
+    }
+    text.push('\n');
+    text
+}
+
+/// A figure per solution for people: three significant figures.
+fn figure(value: f64) -> String {
+    match value {
+        100.0.. => format!("{value:.0}"),
+        10.0.. => format!("{value:.1}"),
+        1.0.. => format!("{value:.2}"),
+        0.001.. => format!("{value:.3}"),
+        _ => format!("{value:.2e}"),
     }
 }
 

@@ -99,6 +99,18 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
         Ok((counts, started.elapsed()))
     }
 
+    /// Solves `task` whole, as [`Engine::solve_timed`] does, and says where its time and
+    /// work went ([`Profile`]); by default the whole solve is one part.
+    fn solve_profiled(&self, task: &Task) -> Result<(Counts, Profile), Error> {
+        let (counts, spent) = self.solve_timed(task)?;
+        let profile = Profile {
+            seconds: spent.as_secs_f64(),
+            parts: vec![Part { name: "solve".to_owned(), seconds: spent.as_secs_f64() }],
+            counters: Vec::new(),
+        };
+        Ok((counts, profile))
+    }
+
     /// Solves `task` (a task or a piece), timing its work, and says of each stretch of that
     /// work which task of a count does it ([`Charge`]). By default the whole solve is the
     /// task's own.
@@ -154,6 +166,65 @@ pub struct Charge {
     pub seconds: f64,
     /// The length of the owner's key: at most the measured task's.
     pub owner: usize,
+}
+
+/// Where one task's time and work went: the time of each part of the engine's work, and
+/// how much of each kind of work it did, counted from its lists rather than read from the
+/// processor's event counters (which not every machine lets a program read).
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Profile {
+    /// The task's time, the parts' and the rest.
+    pub seconds: f64,
+    /// The parts of the work, in the order the engine does them.
+    pub parts: Vec<Part>,
+    /// The kinds of work done, each counted.
+    pub counters: Vec<Counter>,
+}
+
+/// A part of an engine's work, and its time.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Part {
+    /// What the part does, in the engine's words.
+    pub name: String,
+    /// Its time, summed over its stretches.
+    pub seconds: f64,
+}
+
+/// How much of one kind of work a task did.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Counter {
+    /// What is counted, in the engine's words.
+    pub name: String,
+    /// How many.
+    pub value: u128,
+}
+
+impl Profile {
+    /// The sum of two tasks' profiles, part by part and counter by counter, in the order
+    /// of the first and then of what only the second has.
+    pub fn add(&mut self, other: &Profile) {
+        self.seconds += other.seconds;
+        for part in &other.parts {
+            match self.parts.iter_mut().find(|p| p.name == part.name) {
+                Some(mine) => mine.seconds += part.seconds,
+                None => self.parts.push(part.clone()),
+            }
+        }
+        for counter in &other.counters {
+            match self.counters.iter_mut().find(|c| c.name == counter.name) {
+                Some(mine) => mine.value += counter.value,
+                None => self.counters.push(counter.clone()),
+            }
+        }
+    }
+
+    /// The value of the counter `name`, if the profile has it.
+    pub fn counter(&self, name: &str) -> Option<u128> {
+        self.counters.iter().find(|c| c.name == name).map(|c| c.value)
+    }
 }
 
 /// One independent piece of a count, made by an engine ([`crate::Problem::tasks`]). Tasks

@@ -61,7 +61,7 @@ assert_eq!(nqueens_core::random_solution(1000, 42)?.n(), 1000);
 
 pub use crate::construct::{MAX_CONSTRUCT_N, construct};
 pub use crate::counts::Counts;
-pub use crate::engine::{Charge, DEFAULT_MEMORY_PER_THREAD, Task};
+pub use crate::engine::{Charge, Counter, DEFAULT_MEMORY_PER_THREAD, Part, Profile, Task};
 pub use crate::enumerate::{Enumeration, EnumerationTask};
 pub use crate::error::Error;
 pub use crate::fixed::{Turn, UnknownTurn, count_rotation_fixed, unique_by_burnside};

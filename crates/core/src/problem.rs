@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::counts::Counts;
-use crate::engine::{Charge, DEFAULT_MEMORY_PER_THREAD, Engine, Setup, Task};
+use crate::engine::{Charge, DEFAULT_MEMORY_PER_THREAD, Engine, Profile, Setup, Task};
 use crate::error::Error;
 use crate::fixed::{RotationFixed, Turn, unique_by_burnside, unique_from_fixed};
 use crate::kernel::Kernel;
@@ -330,6 +330,11 @@ impl Problem {
     /// many tasks is in place.
     pub fn solve_timed(&self, task: &Task) -> Result<(Counts, std::time::Duration), Error> {
         self.engine.solve_timed(task)
+    }
+
+    /// Solves `task` whole, as a count does, and says where its time and work went.
+    pub fn solve_profiled(&self, task: &Task) -> Result<(Counts, Profile), Error> {
+        self.engine.solve_profiled(task)
     }
 
     /// Solves `task` (a task or a piece), timing its work, and says which task of a count

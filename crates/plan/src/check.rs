@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use nqueens_core::{Charge, Problem, Task};
+use nqueens_core::{Charge, Problem, Profile, Task};
 use nqueens_random::mix;
 use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Runner, stratified_order};
 use serde::Serialize;
@@ -50,6 +50,9 @@ pub struct Check {
     pub ratio_high: f64,
     /// How long the check took.
     pub check_s: f64,
+    /// The checked tasks' profiles added up, where the check profiled them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
 }
 
 /// One task checked.
@@ -67,6 +70,9 @@ pub struct CheckedTask {
     pub counted_s: f64,
     /// Its solutions, for a user to compare with another count of the task.
     pub total: u128,
+    /// Where its count's time and work went, where the check profiled it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Profile>,
 }
 
 impl Check {
@@ -109,10 +115,10 @@ enum Item {
 /// solutions.
 type Found = Vec<(usize, Finding)>;
 
-#[derive(Clone, Copy, Debug, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 enum Finding {
     Descent(f64),
-    Whole { seconds: f64, total: u128 },
+    Whole { seconds: f64, total: u128, profile: Option<Profile> },
 }
 
 /// Checks `count` tasks of the split `depth` deep, each predicted from descents that time
@@ -155,7 +161,7 @@ pub fn check(
     for (checked, drawn) in chosen.iter().enumerate() {
         items.push(Item::Whole { checked, task: drawn.path.task.clone() });
     }
-    let solver = problem.clone();
+    let (solver, profile) = (problem.clone(), options.profile);
     let runner = Runner::new(
         items,
         move |item: &Item| {
@@ -165,15 +171,20 @@ pub fn check(
                     let charges: Vec<Charge> = solver.measure(&path.task)?;
                     (*checked, Finding::Descent(path.cost(&charges)))
                 }
+                Item::Whole { checked, task } if profile => {
+                    let (counts, profile) = solver.solve_profiled(task)?;
+                    let (seconds, total) = (profile.seconds, counts.total);
+                    (*checked, Finding::Whole { seconds, total, profile: Some(profile) })
+                }
                 Item::Whole { checked, task } => {
                     let (counts, spent) = solver.solve_timed(task)?;
                     let (seconds, total) = (spent.as_secs_f64(), counts.total);
-                    (*checked, Finding::Whole { seconds, total })
+                    (*checked, Finding::Whole { seconds, total, profile: None })
                 }
             };
             Ok::<Found, nqueens_core::Error>(vec![found])
         },
-        |a: &Found, b: &Found| Ok(a.iter().chain(b).copied().collect()),
+        |a: &Found, b: &Found| Ok(a.iter().chain(b).cloned().collect()),
         Vec::new(),
     )
     .threads(options.threads)
@@ -195,16 +206,24 @@ pub fn check(
             predicted_error_s: 0.0,
             counted_s: 0.0,
             total: 0,
+            profile: None,
         })
         .collect();
     let mut costs = vec![Vec::with_capacity(descents); tasks.len()];
-    for &(checked, finding) in &report.result {
+    for (checked, finding) in report.result {
         let task = &mut tasks[checked];
         match finding {
             Finding::Descent(cost) => costs[checked].push(cost),
-            Finding::Whole { seconds, total } => (task.counted_s, task.total) = (seconds, total),
+            Finding::Whole { seconds, total, profile } => {
+                (task.counted_s, task.total, task.profile) = (seconds, total, profile);
+            }
         }
     }
+    let profile = tasks.iter().filter_map(|task| task.profile.as_ref()).fold(None, |sum, p| {
+        let mut sum: Profile = sum.unwrap_or_default();
+        sum.add(p);
+        Some(sum)
+    });
     for (task, costs) in tasks.iter_mut().zip(&costs) {
         (task.predicted_s, task.predicted_error_s) = mean_and_error(costs);
     }
@@ -220,6 +239,7 @@ pub fn check(
         ratio_low,
         ratio_high,
         check_s: started.elapsed().as_secs_f64(),
+        profile,
     }))
 }
 
@@ -329,6 +349,7 @@ mod tests {
             predicted_error_s,
             counted_s,
             total: 0,
+            profile: None,
         }
     }
 

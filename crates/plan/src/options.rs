@@ -24,6 +24,9 @@ pub struct Options {
     /// a thousandth of it or an hour: a board whose pieces take seconds to minutes each
     /// (the join from N = 26) times only a few of them in 90 s.
     pub sample_time: Option<Duration>,
+    /// Whether a check profiles the tasks it counts: every part of their work timed and
+    /// counted ([`nqueens_core::Profile`]), at the cost of a few clock reads per part.
+    pub profile: bool,
     pub stop: Arc<AtomicBool>,
 }
 
@@ -36,6 +39,7 @@ impl Options {
             seed,
             timed: None,
             sample_time: None,
+            profile: false,
             stop: Arc::new(AtomicBool::new(false)),
         }
     }

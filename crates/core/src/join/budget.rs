@@ -27,10 +27,11 @@ pub(super) const MIN_MEMORY: u64 = 4 << 20;
 pub(super) const SCRATCH_BYTES: u64 = 1 << 20;
 
 /// The share of a thread's budget that the tail tables it counts (the cache's splits and
-/// the copies it builds) may take at most: half. On an even board, one split, that is a
-/// sixth of the budget per split, and of the default 1.5 GiB it holds N = 22's 9 tail
-/// rows (223 MB), which took 0.95 of the time of the 8 rows an eighth held on a shard of
-/// N = 22, whose small tasks repeat the walk more than a whole count's (docs/measurements/join.md).
+/// the one it may build) may take at most: half. On an even board, one split, all of that
+/// half is its tables': of the default 1.5 GiB, N = 22's 10 tail rows (676 MiB), N = 24's
+/// 9, N = 26's and 28's 8. A sixth (before the tables were built in place) held N = 22's
+/// 9 rows, which took 0.95 of the time of the 8 rows an eighth held on a shard of N = 22
+/// (docs/measurements/join.md).
 const TAIL_TABLES_SHARE: usize = 2;
 
 /// The splits whose tables the tail cache holds at most, when the board has that many: a
@@ -41,14 +42,14 @@ const TAIL_TABLES_SHARE: usize = 2;
 /// thread tenfold.
 const CACHED_SPLITS: usize = 3;
 
-/// The copies of one split's tail tables a thread holds beyond the cache: the building of
-/// a split's tables, whose found boards take about as much again as the tables.
-const BUILDING_COPIES: usize = 2;
-
 /// The copies of one split's tail tables a thread counts: the cache's, in full for every
-/// thread though they share it, and the ones it builds.
-fn counted_copies(cached_splits: usize) -> usize {
-    cached_splits + BUILDING_COPIES
+/// thread though they share it, and one more for a split built while the cache is full,
+/// whose tables are written in place (tail.rs). An even board has one split, built once
+/// and never evicted, so its one copy is all: counting a building beside it, and the list
+/// of found boards that took as much again, held N = 26 to 7 tail rows at the default
+/// budget, where 8 took 0.64 of the time of its checked tasks (docs/measurements/join.md).
+fn counted_copies(cached_splits: usize, splits: usize) -> usize {
+    if splits == 1 { 1 } else { cached_splits + 1 }
 }
 
 /// The bytes a complete half-board's signature may take: once in its half's list, and
@@ -65,8 +66,10 @@ pub(super) struct Budget {
     /// the tables of one split take.
     pub(super) tail_rows: usize,
     pub(super) tail_bytes: usize,
-    /// How many splits' tables the tail cache holds.
+    /// How many splits' tables the tail cache holds, and how many copies of one a thread
+    /// counts ([`counted_copies`]).
     pub(super) cached_splits: usize,
+    pub(super) tail_copies: usize,
 }
 
 impl Budget {
@@ -82,16 +85,17 @@ impl Budget {
         }
         let room = usize::try_from(memory_per_thread - SCRATCH_BYTES).unwrap_or(usize::MAX);
         let cached_splits = CACHED_SPLITS.min(geometry.split_count());
-        let copies = counted_copies(cached_splits);
+        let copies = counted_copies(cached_splits, geometry.split_count());
         let (tail_rows, tail_bytes) = tail_for(geometry, room / TAIL_TABLES_SHARE / copies);
-        let mut budget = Budget { lists: 0, tail_rows, tail_bytes, cached_splits };
+        let mut budget =
+            Budget { lists: 0, tail_rows, tail_bytes, cached_splits, tail_copies: copies };
         budget.lists = room - budget.tail_table_bytes();
         Ok(budget)
     }
 
     /// The bytes a thread counts for tail tables ([`counted_copies`]).
     fn tail_table_bytes(&self) -> usize {
-        counted_copies(self.cached_splits) * self.tail_bytes
+        self.tail_copies * self.tail_bytes
     }
 
     /// The bytes a thread holds besides its lists.
@@ -211,7 +215,7 @@ mod tests {
             for memory in [MIN_MEMORY, DEFAULT_MEMORY_PER_THREAD] {
                 let budget = Budget::new(&geometry, memory).unwrap();
                 let room = (memory - SCRATCH_BYTES) as usize;
-                let copies = counted_copies(budget.cached_splits);
+                let copies = counted_copies(budget.cached_splits, geometry.split_count());
                 assert!(budget.tail_bytes <= room / TAIL_TABLES_SHARE / copies, "N = {n}");
                 assert!(budget.tail_rows <= most_tail_rows(n), "N = {n}");
                 assert!(budget.cached_splits >= 2.min(geometry.splits().len()), "N = {n}");

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::board::{Geometry, PerSide, Side};
 use super::half::Half;
 use super::north::pieces;
-use super::pair_count::{self, PairCount, PairKernel, Scratch, Slice};
+use super::pair_count::{self, PairCount, PairKernel, Scratch, Slice, Work};
 use super::tail::Tails;
 use super::transpose::LinesRank;
 use super::walk::{Goal, Walk};
@@ -27,6 +27,11 @@ pub(super) struct Clock {
     pub(super) end_north_owned: bool,
     /// Whether the stretches after the north rows are timed: the key is a row set.
     pub(super) detailed: bool,
+    /// Whether every stretch is timed, the north rows below the key's prefix and the
+    /// sorting of every meeting of pieces included, for a profile rather than an estimate.
+    pub(super) whole: bool,
+    /// The north boards placed, for a profile.
+    pub(super) north_boards: u128,
     /// Placing each half's queens of the row at each position of the order.
     pub(super) north: Vec<PerSide<Duration>>,
     /// Readying each half's north boards for the tail.
@@ -52,6 +57,9 @@ pub(super) struct JoinCount {
     pub(super) total: u128,
     /// Pairs of half-boards tested for a clash.
     pub(super) pairs_tested: u128,
+    /// The pair count's work, and the signatures it met (both halves'), for a profile.
+    pub(super) pair_work: Work,
+    pub(super) signatures: u128,
 }
 
 /// Counting a task's solutions.
@@ -93,6 +101,13 @@ impl<'a> Count<'a> {
         detailed: bool,
     ) -> Count<'a> {
         let clock = Clock { end_north_owned, detailed, ..Clock::default() };
+        Count { clock: Some(clock), ..Count::new(pair_kernel, slice) }
+    }
+
+    /// A count that times every stretch of its work, for a profile ([`Clock::whole`]).
+    pub(super) fn profiled(pair_kernel: &'a PairKernel, slice: Slice) -> Count<'a> {
+        let clock =
+            Clock { end_north_owned: true, detailed: true, whole: true, ..Clock::default() };
         Count { clock: Some(clock), ..Count::new(pair_kernel, slice) }
     }
 
@@ -223,6 +238,7 @@ impl Count<'_> {
         let (w, e) = (halves.west.stretches, halves.east.stretches);
         let west = halves.west.signatures.as_mut_slice();
         let east = halves.east.signatures.as_mut_slice();
+        let met = (west.len() + east.len()) as u128;
         // The pairs with a half-board ranking the row set's least first: their lists are
         // small, so they are counted without buckets, which leave both lists as they are
         // for the count of the rest.
@@ -246,7 +262,7 @@ impl Count<'_> {
             // The first meeting's sorting is every slice's; a later one's, where slices
             // share the meeting, is shared by them.
             let sorting = match self.clock.as_mut().filter(|clock| clock.detailed) {
-                Some(clock) if first_meeting => Some(&mut clock.sorting),
+                Some(clock) if first_meeting || clock.whole => Some(&mut clock.sorting),
                 Some(_) if share < 1.0 => Some(&mut shared_sorting),
                 _ => None,
             };
@@ -265,8 +281,12 @@ impl Count<'_> {
             None => u128::from(above.disjoint),
         };
         self.tally.total += weight * solutions;
-        self.tally.pairs_tested +=
-            [above].iter().chain(&twice).chain(&once).map(|c| u128::from(c.tested)).sum::<u128>();
+        let counts = || [above].into_iter().chain(twice).chain(once);
+        self.tally.pairs_tested += counts().map(|c| u128::from(c.tested)).sum::<u128>();
+        for count in counts() {
+            self.tally.pair_work += count.work;
+        }
+        self.tally.signatures += met;
     }
 
     /// The disjoint pairs of `west` and `east`, counted without buckets (by the first

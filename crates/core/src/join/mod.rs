@@ -50,7 +50,7 @@ mod walk;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use self::board::{Geometry, Side};
+use self::board::{Geometry, PerSide, Side};
 use self::budget::Budget;
 use self::count::{Clock, Count, JoinCount};
 use self::key::{Key, SLICES};
@@ -60,7 +60,7 @@ use self::split::{NAME, Split};
 use self::tail::{TailCache, Tails};
 use self::walk::{Probe, Walk};
 use crate::counts::Counts;
-use crate::engine::{Charge, Engine, Task};
+use crate::engine::{Charge, Counter, Engine, Part, Profile, Task};
 use crate::error::Error;
 use crate::kernel::Kernel;
 
@@ -151,6 +151,46 @@ impl Join {
         let rest = (total.as_secs_f64() - timed - clock.repeated.as_secs_f64()).max(0.0);
         charges.push(Charge { seconds: rest, owner: row_set });
         charges
+    }
+
+    /// A profile of a walk that took `seconds`, timed by `clock` and counted in `tally`.
+    /// The last north row is a part of its own: at N = 26 and 28 it placed most of the
+    /// north boards.
+    fn profile(&self, clock: &Clock, tally: &JoinCount, seconds: f64) -> Profile {
+        let both = |times: &PerSide<Duration>| (times.west + times.east).as_secs_f64();
+        let no_north = PerSide::default();
+        let (last, earlier) = clock.north.split_last().unwrap_or((&no_north, &[]));
+        let sorting = clock.sorting.as_secs_f64();
+        let parts = [
+            ("north rows but the last", earlier.iter().map(both).sum::<f64>()),
+            ("last north row", both(last)),
+            ("readying north boards", both(&clock.end_north)),
+            ("signatures", both(&clock.signatures) + clock.later_signatures.as_secs_f64()),
+            ("sorting", sorting),
+            ("pair count", clock.pairs.as_secs_f64() - sorting),
+        ];
+        let timed: f64 = parts.iter().map(|&(_, seconds)| seconds).sum();
+        let parts = (parts.into_iter().chain([("rest", (seconds - timed).max(0.0))]))
+            .map(|(name, seconds)| Part { name: name.to_owned(), seconds })
+            .collect();
+        let work = tally.pair_work;
+        let board_bytes = size_of::<board::HalfBoard>() as u128;
+        let counters = [
+            ("solutions", tally.total),
+            ("north boards", clock.north_boards),
+            ("signatures", tally.signatures),
+            ("pairs tested", tally.pairs_tested),
+            ("groups of lanes", u128::from(work.groups)),
+            ("group tests", u128::from(work.group_tests)),
+            ("lookups", u128::from(work.lookups)),
+            ("north board bytes", clock.north_boards * board_bytes),
+            ("signature bytes", tally.signatures * size_of::<u64>() as u128),
+            ("table bytes", u128::from(work.table_bytes)),
+            ("query bytes", u128::from(work.query_bytes)),
+        ];
+        let counters =
+            counters.into_iter().map(|(name, value)| Counter { name: name.to_owned(), value });
+        Profile { seconds, parts, counters: counters.collect() }
     }
 
     /// The tail tables of `split`, from the cache.
@@ -272,6 +312,22 @@ impl Engine for Join {
         let tally = self.solve_with(&key, &tails);
         let seconds = started.elapsed();
         Ok((Counts { total: tally.total, ..Counts::default() }, seconds))
+    }
+
+    /// Every stretch of the walk timed, the work of the pair count counted.
+    fn solve_profiled(&self, task: &Task) -> Result<(Counts, Profile), Error> {
+        let key = self.geometry.key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
+        let tails = self.tails_of(&key.split);
+        let started = Instant::now();
+        let profiled = Count::profiled(&self.pair_kernel, key.slice);
+        let mut walk = Walk::new(&self.geometry, &self.budget, &key, &tails, profiled);
+        walk.run();
+        let clock = walk.goal.clock.take().unwrap_or_default();
+        let tally = walk.goal.tally;
+        drop(walk);
+        let seconds = started.elapsed().as_secs_f64();
+        let counts = Counts { total: tally.total, ..Counts::default() };
+        Ok((counts, self.profile(&clock, &tally, seconds)))
     }
 
     /// Each stretch of the walk timed, and charged to the task that does it once

@@ -101,28 +101,31 @@ impl TailTable {
         let groups = masks << rows.len();
         let north = &split.order[..split.order.len() - rows.len()];
         let meeting = Meeting::of(geometry.n, half.columns, north, rows);
-        let mut found: Vec<(u32, TailBoard)> = Vec::new();
+        // Two passes over the placements, one to count each group's boards and one to
+        // write them in place: a list of the found boards before they were sorted into
+        // their groups took as much memory again as the table, and the budget counted it.
+        let group_of = |subset: usize, board: &HalfBoard| {
+            subset * masks + (board.columns >> half.low) as usize
+        };
+        let mut starts = vec![0u32; groups + 1];
         each_tail_board(geometry.n, split, half.columns, rows, &mut |subset, board| {
-            let group = subset * masks + (board.columns >> half.low) as usize;
-            let tail =
-                TailBoard { meets: meeting.bits(board), signature: geometry.signature(board) };
-            found.push((group as u32, tail));
+            starts[group_of(subset, board) + 1] += 1;
             true
         });
-        let mut starts = vec![0u32; groups + 1];
-        for &(group, _) in &found {
-            starts[group as usize + 1] += 1;
-        }
         for group in 0..groups {
             starts[group + 1] += starts[group];
         }
+        let boards = starts[groups] as usize;
         let mut next = starts.clone();
-        let (mut meets, mut signatures) = (vec![0; found.len()], vec![0; found.len()]);
-        for (group, board) in found {
-            let at = &mut next[group as usize];
-            (meets[*at as usize], signatures[*at as usize]) = (board.meets, board.signature);
+        let (mut meets, mut signatures) = (vec![0; boards], vec![0; boards]);
+        each_tail_board(geometry.n, split, half.columns, rows, &mut |subset, board| {
+            let at = &mut next[group_of(subset, board)];
+            let at_index = *at as usize;
+            (meets[at_index], signatures[at_index]) =
+                (meeting.bits(board), geometry.signature(board));
             *at += 1;
-        }
+            true
+        });
         TailTable { meets, signatures, starts, half, masks, meeting }
     }
 

@@ -132,12 +132,14 @@ impl<'a, G: Goal> Walk<'a, G> {
                 let piece = start..boards.min(start + per_fill);
                 let open = self.split.open[row];
                 let prefix = position < self.decided.len();
-                let started = (prefix && self.goal.clock().is_some()).then(Instant::now);
+                let timed = self.goal.clock().is_some_and(|clock| prefix || clock.whole);
+                let started = timed.then(Instant::now);
                 let placed =
                     self.halves[side].place(self.geometry.n, level, piece, row, open, north);
                 if let (Some(started), Some(clock)) = (started, self.goal.clock()) {
                     clock.north.resize(clock.north.len().max(position + 1), PerSide::default());
                     clock.north[position][side] += started.elapsed();
+                    clock.north_boards += self.halves[side].levels[level + 1].len() as u128;
                 }
                 if !placed {
                     continue;

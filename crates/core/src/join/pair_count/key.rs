@@ -2,27 +2,18 @@
 //! the pair count, the most crowded first, so that the bucket tree ([`super::tree`]) can
 //! split on them in that order.
 
-/// The most bits of the signatures that sort both lists into buckets, for the avx2 and
-/// scalar kernels (groups of 256 and 64 lanes): their tree splits a level deeper than with
-/// 512 lanes, and with 256 lanes a shard of N = 22 tested 7% fewer pairs with 12 bits than
-/// with 10 (the whole count took about 1% less time; N = 20 was unchanged). The sort's
-/// write positions for 2^12 buckets leave the first-level cache, which these kernels' pair
-/// counts, slower per pair, pay for.
-const MOST_KEY_BITS: usize = 12;
+/// The most bits of the signatures that sort both lists into buckets, for every lane
+/// width. A list gets a bit per doubling of its length ([`ITEMS_PER_BUCKET`]), so this
+/// only limits lists of more than a million signatures, which boards from N = 24 hold:
+/// at N = 26, 14 bits tested 139 pairs per solution where 10 (the limit for 512 lanes,
+/// whose sort's write positions then stay in the first-level cache) tested 270, and its
+/// checked tasks took 0.90 of the time; 16 took the same as 14. Below a million
+/// signatures (N = 22 and less) the length decides, as before: with 256 lanes a shard of
+/// N = 22 had tested 7% fewer pairs with 12 bits than with 10 (docs/measurements).
+const MOST_KEY_BITS: usize = 14;
 
-/// The most key bits for groups of 512 lanes: 2^10 buckets, whose write positions in the
-/// sort's four runs stay in the first-level cache (12 measured the same at N = 20 and on a
-/// shard of 22, and 14 with buckets of 32 was slower on the shard).
-const MOST_KEY_BITS_512_LANES: usize = 10;
-
-/// The most key bits for groups of `lanes`.
-fn most_key_bits(lanes: usize) -> usize {
-    if lanes >= 512 { MOST_KEY_BITS_512_LANES } else { MOST_KEY_BITS }
-}
-
-// The permutation maps the key's bits to its index in a `u16`, and a `Key` has room for
-// `MOST_KEY_BITS`.
-const _: () = assert!(MOST_KEY_BITS <= 16 && MOST_KEY_BITS_512_LANES <= MOST_KEY_BITS);
+// The permutation maps the key's bits to its index in a `u16`.
+const _: () = assert!(MOST_KEY_BITS <= 16);
 
 /// The bitsets of each list whose bits order the key.
 const CROWDING_SAMPLE: usize = 256;
@@ -97,7 +88,7 @@ pub(super) fn choose(lanes: usize, stored: &[u64], queries: &[u64], live: u64) -
     let mut order: Vec<u8> = (0..64).filter(|&bit| clashing(bit) > 0.0).collect();
     order.sort_by(|&a, &b| clashing(b).total_cmp(&clashing(a)));
     let len = (stored.len() / ITEMS_PER_BUCKET).max(1).ilog2() as usize;
-    let len = len.min(most_key_bits(lanes)).min(order.len());
+    let len = len.min(MOST_KEY_BITS).min(order.len());
     let mut key = Key { len, ..Key::default() };
     key.bits[..len].copy_from_slice(&order[..len]);
     key
@@ -120,8 +111,11 @@ mod tests {
         assert!(key.bits().iter().all(|&bit| bit < 12), "the crowded bits: {key:?}");
         let longer = bitsets(300_000, 30, 150, 3);
         let bits_for = |lanes| choose(lanes, &longer, &queries, live).bits().len();
-        assert_eq!(bits_for(512), MOST_KEY_BITS_512_LANES, "512 lanes");
-        assert_eq!(bits_for(256), MOST_KEY_BITS, "256 lanes");
+        assert_eq!(bits_for(512), 12, "300,000 bitsets in buckets of about 64, 512 lanes");
+        assert_eq!(bits_for(256), 12, "256 lanes");
+        let longest = bitsets(1 << 21, 30, 150, 3);
+        let bits = choose(512, &longest, &queries, live).bits().len();
+        assert_eq!(bits, MOST_KEY_BITS, "2^21 bitsets, at most the limit");
         assert_eq!(choose(512, &stored[..512], &queries, live), Key::default(), "one group");
         assert_eq!(choose(512, &stored, &queries[..2], live), Key::default(), "few queries");
     }

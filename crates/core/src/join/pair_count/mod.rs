@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use self::bucket::Permutation;
 pub(super) use self::tables::MOST_TABLE_BYTES;
+pub(super) use self::tables::Work;
 use self::tables::{Lists, NARROW_CHUNK, TableScratch};
 use self::tree::{Node, Tree};
 use crate::kernel::Kernel;
@@ -140,11 +141,13 @@ impl Slice {
     }
 }
 
-/// What one call counted: the disjoint pairs, and the pairs its groups of lanes tested.
+/// What one call counted: the disjoint pairs, the pairs its groups of lanes tested, and
+/// the work that took, for a profile.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct PairCount {
     pub(super) disjoint: u64,
     pub(super) tested: u64,
+    pub(super) work: tables::Work,
 }
 
 /// What counts the pairs: the widest vectors this processor has, with the proof that it
@@ -256,8 +259,10 @@ impl PairKernel {
             tree.queries(leaf, &mut runs);
             let queried: usize = runs.iter().map(ExactSizeIterator::len).sum();
             let group = &stored[tree.stored(leaf)];
-            count.disjoint += self.count_group(group, queries, &runs, tree.bits(leaf), scratch);
+            let bits = tree.bits(leaf);
+            count.disjoint += self.count_group(group, queries, &runs, bits, scratch);
             count.tested += (group.len() * queried) as u64;
+            count.work += tables::work_of(self.lanes(), group.len(), bits, queried);
         }
         scratch.runs = runs;
         scratch.queries_within = queries_within;
@@ -281,7 +286,9 @@ impl PairKernel {
         let every_query = 0..queries.len();
         let runs = std::slice::from_ref(&every_query);
         let disjoint = self.count_group(stored, queries, runs, bits, scratch);
-        PairCount { disjoint, tested: (stored.len() * queries.len()) as u64 }
+        let tested = (stored.len() * queries.len()) as u64;
+        let work = tables::work_of(self.lanes(), stored.len(), bits, queries.len());
+        PairCount { disjoint, tested, work }
     }
 
     /// The disjoint pairs of `stored` and the queries in `runs`, all below bit `bits`.
@@ -478,6 +485,7 @@ mod tests {
                 counted_slices += usize::from(count.tested > 0);
                 sum.disjoint += count.disjoint;
                 sum.tested += count.tested;
+                sum.work += count.work;
             }
             assert_eq!(sum, whole, "{kernel:?}");
             assert!(counted_slices > 1, "{kernel:?}: one slice took every group");

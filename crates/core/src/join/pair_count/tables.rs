@@ -67,6 +67,51 @@ pub(super) fn chunk_of(lanes: usize, stored: usize, bits: u32, queries: usize) -
     }
 }
 
+/// The work of a pair count, counted from the lengths of its lists rather than by the
+/// processor's counters (which not every machine lets a program read), for a profile.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Work {
+    /// Groups of stored lanes, one set of tables built for each.
+    pub(crate) groups: u64,
+    /// Queries tested against a group: a lookup per chunk, an AND and a popcount each.
+    pub(crate) group_tests: u64,
+    pub(crate) lookups: u64,
+    /// The bytes of the groups' tables written, and of the queries read.
+    pub(crate) table_bytes: u64,
+    pub(crate) query_bytes: u64,
+}
+
+impl std::ops::AddAssign for Work {
+    fn add_assign(&mut self, other: Work) {
+        self.groups += other.groups;
+        self.group_tests += other.group_tests;
+        self.lookups += other.lookups;
+        self.table_bytes += other.table_bytes;
+        self.query_bytes += other.query_bytes;
+    }
+}
+
+/// The work of counting `stored` lanes against `queries` queries of `bits` bits, in the
+/// groups and chunks that [`count_avx512`], [`count_avx2`] and [`count_popcnt`] choose for
+/// a pair count whose widest group holds `lanes`.
+pub(super) fn work_of(lanes: usize, stored: usize, bits: u32, queries: usize) -> Work {
+    if stored == 0 || queries == 0 {
+        return Work::default();
+    }
+    let words = if lanes == 64 { 1 } else { entry_words(lanes, stored) };
+    let chunk = chunk_of(lanes, stored, bits, queries);
+    let chunks = u64::from(bits.div_ceil(chunk).max(1));
+    let groups = stored.div_ceil(64 * words) as u64;
+    let group_tests = groups * queries as u64;
+    Work {
+        groups,
+        group_tests,
+        lookups: group_tests * chunks,
+        table_bytes: groups * (chunks << chunk) * (words * size_of::<u64>()) as u64,
+        query_bytes: group_tests * size_of::<u64>() as u64,
+    }
+}
+
 /// The most bytes the tables of one lane width take: 11 chunks (62 bits in 6-bit chunks)
 /// of 256 entries of 64 bytes.
 pub(crate) const MOST_TABLE_BYTES: usize = 11 * size_of::<Table<8>>();
