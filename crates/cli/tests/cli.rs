@@ -125,6 +125,56 @@ fn a_check_counts_its_tasks_whole_and_corrects_the_plan() {
     );
 }
 
+/// `--profile` profiles each checked task: its parts' times add up to its own, its
+/// solutions are the task's, and the check's profile is the sum of its tasks'.
+#[test]
+fn a_profiled_check_says_where_each_tasks_time_and_work_went() {
+    let args = ["estimate", "16", "--method", "join", "--threads", "2", "--check", "2"];
+    let value = json(&[&args[..], &["--profile", "--json"]].concat());
+    let check = &value["check"];
+    let counter = |profile: &Value, name: &str| {
+        let counters = profile["counters"].as_array().unwrap();
+        let found = counters.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("{name}"));
+        found["value"].as_u64().unwrap()
+    };
+    let (mut solutions, mut pairs) = (0, 0);
+    for task in check["tasks"].as_array().unwrap() {
+        let profile = &task["profile"];
+        let seconds = profile["seconds"].as_f64().unwrap();
+        assert_eq!(seconds, task["counted_s"].as_f64().unwrap(), "{task}");
+        let parts: Vec<f64> = profile["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["seconds"].as_f64().unwrap())
+            .collect();
+        assert!(parts.len() > 2 && parts.iter().all(|&p| p >= 0.0), "{profile}");
+        assert!(
+            (parts.iter().sum::<f64>() - seconds).abs() <= 1e-6 * seconds.max(1.0),
+            "{profile}"
+        );
+        assert_eq!(
+            u128::from(counter(profile, "solutions")),
+            task["total"].as_u64().unwrap().into()
+        );
+        assert!(counter(profile, "pairs tested") >= counter(profile, "group tests"), "{profile}");
+        assert!(counter(profile, "lookups") >= counter(profile, "group tests"), "{profile}");
+        solutions += counter(profile, "solutions");
+        pairs += counter(profile, "pairs tested");
+    }
+    assert_eq!(counter(&check["profile"], "solutions"), solutions, "{check}");
+    assert_eq!(counter(&check["profile"], "pairs tested"), pairs, "{check}");
+
+    let text = String::from_utf8(nqueens(&[&args[..], &["--profile"]].concat()).stdout).unwrap();
+    assert!(
+        text.contains("profile of the checked tasks: ") && text.contains("pair count "),
+        "{text}"
+    );
+    assert!(text.contains("per solution: ") && text.contains("lookups "), "{text}");
+    let unchecked = nqueens(&["estimate", "16", "--profile"]);
+    assert_eq!(unchecked.status.code(), Some(2), "--profile needs --check: {}", stderr(&unchecked));
+}
+
 #[test]
 fn a_cluster_adds_its_prediction_and_leaves_the_machines_sample_alone() {
     // The cluster's list of 500 machines is about a hundred times finer than the count's.

@@ -233,3 +233,30 @@ fn tasks_of_the_splits_the_cache_holds_build_no_tables() {
         assert!(Arc::ptr_eq(tails, &join.tails_of(split)), "{:?} rebuilt", split.centre);
     }
 }
+
+/// A profiled solve counts what a plain one counts, its parts add up to its time, and its
+/// pair count's work agrees with the pairs it tested: every group test is of a query
+/// against up to a group of lanes, and costs a lookup per chunk.
+#[test]
+fn a_profile_counts_what_the_solve_counts_and_its_parts_add_up() {
+    for n in [9, 12, 14] {
+        for kernel in [Kernel::Auto, Kernel::Scalar] {
+            let join = Join::new(n, kernel, DEFAULT_MEMORY_PER_THREAD).unwrap();
+            for task in join.tasks(join.max_depth().min(4)) {
+                let plain = join.solve(&task, true).unwrap();
+                let (counts, profile) = join.solve_profiled(&task).unwrap();
+                assert_eq!(counts.total, plain.total, "N = {n}");
+                let counter = |name: &str| profile.counter(name).unwrap();
+                assert_eq!(counter("solutions"), plain.total, "N = {n}");
+                assert_eq!(counter("pairs tested"), plain.nodes, "N = {n}");
+                let (tests, lookups) = (counter("group tests"), counter("lookups"));
+                assert!(tests * 512 >= plain.nodes && tests <= plain.nodes, "N = {n}");
+                assert!(lookups >= tests && lookups <= 11 * tests, "N = {n}");
+                assert_eq!(counter("query bytes"), 8 * tests, "N = {n}");
+                let parts: f64 = profile.parts.iter().map(|part| part.seconds).sum();
+                assert!(profile.parts.iter().all(|part| part.seconds >= 0.0), "{profile:?}");
+                assert!((parts - profile.seconds).abs() <= 1e-9 + 1e-6 * profile.seconds);
+            }
+        }
+    }
+}

@@ -4,12 +4,11 @@
 
 /// The most bits of the signatures that sort both lists into buckets, for every lane
 /// width. A list gets a bit per doubling of its length ([`ITEMS_PER_BUCKET`]), so this
-/// only limits lists of more than a million signatures, which boards from N = 24 hold:
-/// at N = 26, 14 bits tested 139 pairs per solution where 10 (the limit for 512 lanes,
-/// whose sort's write positions then stay in the first-level cache) tested 270, and its
-/// checked tasks took 0.90 of the time; 16 took the same as 14. Below a million
-/// signatures (N = 22 and less) the length decides, as before: with 256 lanes a shard of
-/// N = 22 had tested 7% fewer pairs with 12 bits than with 10 (docs/measurements).
+/// only limits lists of more than a million signatures, which boards from N = 24 hold.
+/// It was 10 for 512 lanes (whose sort's write positions then stay in the first-level
+/// cache) and 12 for the narrower groups: at N = 26, 14 bits tested 139 pairs per
+/// solution where 10 tested 270, and its checked tasks took 0.90 of the time; 16 took the
+/// same as 14, and N = 22's checked tasks 0.99 of the time (docs/measurements/join.md).
 const MOST_KEY_BITS: usize = 14;
 
 // The permutation maps the key's bits to its index in a `u16`.
