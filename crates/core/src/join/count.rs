@@ -108,7 +108,9 @@ impl<'a> Count<'a> {
     pub(super) fn profiled(pair_kernel: &'a PairKernel, slice: Slice) -> Count<'a> {
         let clock =
             Clock { end_north_owned: true, detailed: true, whole: true, ..Clock::default() };
-        Count { clock: Some(clock), ..Count::new(pair_kernel, slice) }
+        let mut count = Count { clock: Some(clock), ..Count::new(pair_kernel, slice) };
+        count.pair_scratch.counts_work = true;
+        count
     }
 
     /// When a detailed clock's stretch starts, if it is timed.

@@ -44,6 +44,9 @@ pub(super) struct Scratch {
     /// Both lists sorted into their buckets: at most as many bitsets as the two lists.
     sorted_stored: Vec<u64>,
     sorted_queries: Vec<u64>,
+    /// Whether the counts add up their [`Work`], for a profile: a few operations a group
+    /// of queries that a count does not need.
+    pub(super) counts_work: bool,
 }
 
 impl Scratch {
@@ -262,7 +265,9 @@ impl PairKernel {
             let bits = tree.bits(leaf);
             count.disjoint += self.count_group(group, queries, &runs, bits, scratch);
             count.tested += (group.len() * queried) as u64;
-            count.work += tables::work_of(self.lanes(), group.len(), bits, queried);
+            if scratch.counts_work {
+                count.work += tables::work_of(self.lanes(), group.len(), bits, queried);
+            }
         }
         scratch.runs = runs;
         scratch.queries_within = queries_within;
@@ -287,7 +292,10 @@ impl PairKernel {
         let runs = std::slice::from_ref(&every_query);
         let disjoint = self.count_group(stored, queries, runs, bits, scratch);
         let tested = (stored.len() * queries.len()) as u64;
-        let work = tables::work_of(self.lanes(), stored.len(), bits, queries.len());
+        let work = match scratch.counts_work {
+            true => tables::work_of(self.lanes(), stored.len(), bits, queries.len()),
+            false => Work::default(),
+        };
         PairCount { disjoint, tested, work }
     }
 
@@ -470,7 +478,7 @@ mod tests {
     fn slices_partition_the_pairs() {
         let (stored, queries) = (bitsets(6000, 30, 150, 3), bitsets(4000, 30, 150, 5));
         for kernel in kernels() {
-            let mut scratch = Scratch::default();
+            let mut scratch = Scratch { counts_work: true, ..Scratch::default() };
             let (mut s, mut q) = (stored.clone(), queries.clone());
             let whole = kernel.count(&mut s, &mut q, 30, Slice::WHOLE, &mut scratch, None);
             let mut sum = PairCount::default();
