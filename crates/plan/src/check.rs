@@ -219,10 +219,10 @@ pub fn check(
             }
         }
     }
-    let profile = tasks.iter().filter_map(|task| task.profile.as_ref()).fold(None, |sum, p| {
-        let mut sum: Profile = sum.unwrap_or_default();
-        sum.add(p);
-        Some(sum)
+    let profile = options.profile.then(|| {
+        let mut sum = Profile::default();
+        tasks.iter().filter_map(|task| task.profile.as_ref()).for_each(|p| sum.add(p));
+        sum
     });
     for (task, costs) in tasks.iter_mut().zip(&costs) {
         (task.predicted_s, task.predicted_error_s) = mean_and_error(costs);

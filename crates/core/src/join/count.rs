@@ -283,9 +283,8 @@ impl Count<'_> {
             None => u128::from(above.disjoint),
         };
         self.tally.total += weight * solutions;
-        let counts = || [above].into_iter().chain(twice).chain(once);
-        self.tally.pairs_tested += counts().map(|c| u128::from(c.tested)).sum::<u128>();
-        for count in counts() {
+        for count in [above].into_iter().chain(twice).chain(once) {
+            self.tally.pairs_tested += u128::from(count.tested);
             self.tally.pair_work += count.work;
         }
         self.tally.signatures += met;

@@ -111,10 +111,15 @@ impl Join {
 
     /// Counts the solutions below `key` with its split's tail tables `tails`.
     fn solve_with(&self, key: &Key, tails: &Tails) -> JoinCount {
-        let count = Count::new(&self.pair_kernel, key.slice);
+        self.walk_with(key, tails, Count::new(&self.pair_kernel, key.slice)).tally
+    }
+
+    /// Walks `key` with `tails` toward `count`, plain, timed or profiled, and gives it back
+    /// with what it found.
+    fn walk_with<'a>(&'a self, key: &Key, tails: &Tails, count: Count<'a>) -> Count<'a> {
         let mut walk = Walk::new(&self.geometry, &self.budget, key, tails, count);
         walk.run();
-        walk.goal.tally
+        walk.goal
     }
 
     /// What each stretch of a walk of `key` (`bytes`) timed by `clock` charges: a half's
@@ -320,14 +325,10 @@ impl Engine for Join {
         let tails = self.tails_of(&key.split);
         let started = Instant::now();
         let profiled = Count::profiled(&self.pair_kernel, key.slice);
-        let mut walk = Walk::new(&self.geometry, &self.budget, &key, &tails, profiled);
-        walk.run();
-        let clock = walk.goal.clock.take().unwrap_or_default();
-        let tally = walk.goal.tally;
-        drop(walk);
+        let Count { clock, tally, .. } = self.walk_with(&key, &tails, profiled);
         let seconds = started.elapsed().as_secs_f64();
         let counts = Counts { total: tally.total, ..Counts::default() };
-        Ok((counts, self.profile(&clock, &tally, seconds)))
+        Ok((counts, self.profile(&clock.unwrap_or_default(), &tally, seconds)))
     }
 
     /// Each stretch of the walk timed, and charged to the task that does it once
@@ -343,10 +344,7 @@ impl Engine for Join {
         let north_rows = key.split.order.len().saturating_sub(self.budget.tail_rows);
         let end_north_owned = key.decided.len() >= north_rows;
         let timed = Count::timed(&self.pair_kernel, key.slice, end_north_owned, key.is_row_set());
-        let mut walk = Walk::new(&self.geometry, &self.budget, &key, &tails, timed);
-        walk.run();
-        let clock = walk.goal.clock.take().unwrap_or_default();
-        drop(walk);
+        let clock = self.walk_with(&key, &tails, timed).clock.unwrap_or_default();
         let total = started.elapsed();
         Ok(self.charges(bytes, &key, &clock, total))
     }

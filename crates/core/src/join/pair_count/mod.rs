@@ -292,9 +292,10 @@ impl PairKernel {
         let runs = std::slice::from_ref(&every_query);
         let disjoint = self.count_group(stored, queries, runs, bits, scratch);
         let tested = (stored.len() * queries.len()) as u64;
-        let work = match scratch.counts_work {
-            true => tables::work_of(self.lanes(), stored.len(), bits, queries.len()),
-            false => Work::default(),
+        let work = if scratch.counts_work {
+            tables::work_of(self.lanes(), stored.len(), bits, queries.len())
+        } else {
+            Work::default()
         };
         PairCount { disjoint, tested, work }
     }

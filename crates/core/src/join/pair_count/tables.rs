@@ -98,7 +98,7 @@ pub(super) fn work_of(lanes: usize, stored: usize, bits: u32, queries: usize) ->
     if stored == 0 || queries == 0 {
         return Work::default();
     }
-    let words = if lanes == 64 { 1 } else { entry_words(lanes, stored) };
+    let words = entry_words(lanes, stored);
     let chunk = chunk_of(lanes, stored, bits, queries);
     let chunks = u64::from(bits.div_ceil(chunk).max(1));
     let groups = stored.div_ceil(64 * words) as u64;
