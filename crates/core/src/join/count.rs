@@ -157,8 +157,10 @@ impl Goal for Count<'_> {
         let tails: &Tails = walk.tails;
         let tails = &tails.0;
         let kernel = *walk.goal.pair_kernel;
-        let pieces = Side::BOTH
-            .map(|side| pieces(&walk.halves[side].north, &tails[side], subsets[side], most));
+        let pieces = Side::BOTH.map(|side| {
+            let north = &walk.halves[side].north;
+            pieces(north, &tails[side], subsets[side], most, rank, kernel)
+        });
         let [east_pieces, west_pieces] = &pieces;
         let sliced = walk.goal.slice;
         let first_fill = walk.goal.meetings == 0;

@@ -145,8 +145,8 @@ impl Half {
     }
 
     /// Fills the signatures with the complete half-boards of the north boards of `piece`
-    /// and the tail rows `subset`, in room for at most `most` signatures unless they need
-    /// more: on an even board, those of the north boards ranking at least the row set's
+    /// and the tail rows `subset`, in room for at most `most` signatures unless the piece
+    /// writes more: on an even board, those of the north boards ranking at least the row set's
     /// least `rank`, in [`Stretches`].
     pub(super) fn fill_signatures(
         &mut self,
@@ -160,7 +160,9 @@ impl Half {
         let north = &self.north;
         let ranked_runs = &mut self.ranked_runs;
         let mut stretches = Stretches::default();
-        self.signatures.refill(piece.tested, most, |mut to| {
+        // One more than the piece writes: a scalar fill writes each candidate after the
+        // kept ones before it knows whether to keep it.
+        self.signatures.refill(piece.signatures + 1, most, |mut to| {
             let runs = north.runs_within(&piece.boards);
             let Some(rank) = rank else {
                 for (free, boards) in runs {

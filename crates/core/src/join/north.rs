@@ -6,6 +6,8 @@
 use std::ops::Range;
 
 use super::board::{Geometry, HalfBoard, Side};
+use super::pair_count::PairKernel;
+use super::signatures;
 use super::tail::{TailBoard, TailTable};
 use super::transpose::{LinesRank, Rank, Transposes};
 
@@ -70,13 +72,19 @@ impl RankedRun {
         cuts[2] = cuts[2].min(cuts[3]);
         RankedRun { free, cuts }
     }
+
+    /// The boards a row set reads: those ranking at least its least.
+    pub(super) fn read(&self) -> Range<usize> {
+        self.cuts[0]..self.cuts[4]
+    }
 }
 
-/// A run of north boards whose joins with the tail rows test `tested` tail boards.
+/// A run of north boards whose joins with the tail rows write at most `signatures`
+/// signatures.
 #[derive(Clone, Debug)]
 pub(super) struct Piece {
     pub(super) boards: Range<usize>,
-    pub(super) tested: usize,
+    pub(super) signatures: usize,
 }
 
 impl NorthBoards {
@@ -180,32 +188,59 @@ impl NorthBoards {
     }
 }
 
-/// Cuts the north boards into pieces whose joins with the tail rows `subset` test at most
-/// `most` tail boards each (or one north board, if that alone tests more).
+/// Cuts the north boards into pieces whose joins with the tail rows `subset` write at most
+/// `most` signatures each (or one north board, if that alone writes more), for a row set
+/// ranked `rank` on an even board. Where every tail board each north board is joined with
+/// fits, that bound is one piece. Otherwise the signatures are counted before they are
+/// written, so that a piece is cut where its signatures, not its tests, fill the room:
+/// from N = 24 most tests fail (at N = 26 one half of a row set tested 65 million pairs of
+/// north and tail boards for 3.5 million signatures, some of its north boards ranking
+/// below the row set's least and never read), and cutting by the tests made that row set
+/// fifteen meetings of pieces where its signatures fitted one (docs/measurements/join.md).
 pub(super) fn pieces(
     north: &NorthBoards,
     table: &TailTable,
     subset: usize,
     most: usize,
+    rank: Option<LinesRank>,
+    kernel: PairKernel,
 ) -> Vec<Piece> {
+    let joined = || {
+        (north.runs.iter())
+            .map(|(free, run)| (table.group(subset, *free), *free, run.clone()))
+            .filter(|(group, ..)| group.len() > 0)
+    };
+    let tested: usize = joined().map(|(group, _, run)| run.len() * group.len()).sum();
+    if tested == 0 {
+        return Vec::new();
+    }
+    let all = 0..north.boards.len();
+    if tested <= most {
+        return vec![Piece { boards: all, signatures: tested }];
+    }
     let mut pieces = Vec::new();
-    let (mut start, mut tested) = (0, 0);
-    for (free, run) in &north.runs {
-        let per_board = table.group(subset, *free).len();
-        let mut at = run.start;
-        while per_board > 0 && at < run.end {
-            let fit = (most.saturating_sub(tested) / per_board).min(run.end - at);
-            if fit == 0 && tested > 0 {
-                pieces.push(Piece { boards: start..at, tested });
-                (start, tested) = (at, 0);
-                continue;
+    let (mut start, mut written) = (0, 0);
+    for (group, free, run) in joined() {
+        let read = match rank {
+            Some(rank) => RankedRun::of(north, free, run, rank).read(),
+            None => run,
+        };
+        let whole = signatures::count(kernel, &north.boards[read.clone()], group);
+        if written + whole <= most {
+            written += whole;
+            continue;
+        }
+        for at in read {
+            let one = signatures::count(kernel, &north.boards[at..at + 1], group);
+            if written + one > most && written > 0 {
+                pieces.push(Piece { boards: start..at, signatures: written });
+                (start, written) = (at, 0);
             }
-            tested += fit.max(1) * per_board;
-            at += fit.max(1);
+            written += one;
         }
     }
-    if tested > 0 {
-        pieces.push(Piece { boards: start..north.boards.len(), tested });
+    if written > 0 {
+        pieces.push(Piece { boards: start..all.end, signatures: written });
     }
     pieces
 }

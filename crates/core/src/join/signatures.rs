@@ -35,6 +35,74 @@ pub(super) fn write<'w>(
     }
 }
 
+/// How many signatures [`write`] writes for `boards` and `group`, without writing them, in
+/// the widest vectors `kernel` has: a row set over the budget is cut into pieces by it.
+pub(super) fn count(kernel: PairKernel, boards: &[TailBoard], group: TailGroup<'_>) -> usize {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `avx512` proves that the processor has every feature `count_avx512` is
+        // compiled for.
+        PairKernel::Avx512(avx512) => unsafe { count_avx512(avx512, boards, group) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `avx2` proves that the processor has every feature `count_avx2` is
+        // compiled for.
+        PairKernel::Avx2(avx2) => unsafe { count_avx2(avx2, boards, group) },
+        _ => count_scalar(boards, group),
+    }
+}
+
+fn count_scalar(boards: &[TailBoard], group: TailGroup<'_>) -> usize {
+    let clear = |board: &TailBoard| group.meets.iter().filter(|&&m| board.meets & m == 0).count();
+    boards.iter().map(clear).sum()
+}
+
+/// Eight tail boards at a time, as [`write_avx512`] tests them.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,popcnt")]
+fn count_avx512(_: Avx512Popcnt, boards: &[TailBoard], group: TailGroup<'_>) -> usize {
+    use std::arch::x86_64::*;
+    let mut count = 0;
+    for start in (0..group.len()).step_by(8) {
+        let lanes = (group.len() - start).min(8);
+        let valid = ((1u16 << lanes) - 1) as __mmask8;
+        // SAFETY: the lanes `valid` loads are boards `start..start + lanes` of the group;
+        // the others are neither read nor able to fault.
+        let meets =
+            unsafe { _mm512_maskz_loadu_epi64(valid, group.meets.as_ptr().add(start).cast()) };
+        for board in boards {
+            let clear =
+                _mm512_mask_testn_epi64_mask(valid, meets, _mm512_set1_epi64(board.meets as i64));
+            count += clear.count_ones() as usize;
+        }
+    }
+    count
+}
+
+/// Four tail boards at a time, as [`write_avx2`] tests them.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn count_avx2(_: Avx2, boards: &[TailBoard], group: TailGroup<'_>) -> usize {
+    use std::arch::x86_64::*;
+    let mut count = 0;
+    for start in (0..group.len()).step_by(4) {
+        let lanes = (group.len() - start).min(4);
+        let valid = (1 << lanes) - 1;
+        let loaded =
+            _mm256_cmpgt_epi64(_mm256_set1_epi64x(lanes as i64), _mm256_setr_epi64x(0, 1, 2, 3));
+        // SAFETY: the lanes `loaded` marks are boards `start..start + lanes` of the group;
+        // the others are neither read nor able to fault.
+        let meets =
+            unsafe { _mm256_maskload_epi64(group.meets.as_ptr().add(start).cast(), loaded) };
+        for board in boards {
+            let clash = _mm256_and_si256(meets, _mm256_set1_epi64x(board.meets as i64));
+            let clear = _mm256_cmpeq_epi64(clash, _mm256_setzero_si256());
+            let clear = _mm256_movemask_pd(_mm256_castsi256_pd(clear)) as u32 & valid;
+            count += clear.count_ones() as usize;
+        }
+    }
+    count
+}
+
 /// One pair at a time; like the walk's other fills, it writes every pair it tests and
 /// keeps the good ones, so that the loop has no unpredictable branch.
 fn write_scalar<'w>(
@@ -113,4 +181,44 @@ fn write_avx2<'w>(
         }
     }
     to
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Kernel;
+    use crate::join::refill::Refill;
+
+    /// Counting agrees with writing on every kernel this processor has, for groups of
+    /// every length around the vectors' widths and boards whose meeting bits clash with
+    /// some of the group's.
+    #[test]
+    fn counting_the_signatures_agrees_with_writing_them() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let kernels = [Kernel::Avx512, Kernel::Avx2, Kernel::Scalar];
+        for kernel in kernels.into_iter().filter_map(PairKernel::new) {
+            for group_len in [0, 1, 3, 4, 5, 8, 9, 17, 31] {
+                let meets: Vec<u64> = (0..group_len).map(|_| next() & next() & 0xff).collect();
+                let tail: Vec<u64> = (0..group_len).map(|_| next()).collect();
+                let group = TailGroup { meets: &meets, signatures: &tail };
+                let boards: Vec<TailBoard> =
+                    (0..40).map(|_| TailBoard::north(next() & next() & 0xff, next(), 0)).collect();
+                let counted = count(kernel, &boards, group);
+                let mut written = Refill::<u64>::default();
+                written.refill(counted + 1, usize::MAX, |to| write(kernel, &boards, group, to));
+                assert_eq!(counted, written.len(), "{kernel:?}, group of {group_len}");
+                let expected: usize = boards
+                    .iter()
+                    .map(|board| meets.iter().filter(|&&m| board.meets & m == 0).count())
+                    .sum();
+                assert_eq!(counted, expected, "{kernel:?}, group of {group_len}");
+            }
+        }
+    }
 }

@@ -132,8 +132,12 @@ fn the_parts_of_a_prefix_are_the_next_split() {
 
 #[test]
 fn row_sets_over_the_budget_count_exactly_in_pieces() {
-    for n in [9, 10, 11, 12, 13, 14] {
-        let whole = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    let kernels = [Kernel::Avx512, Kernel::Avx2, Kernel::Scalar];
+    let kernels = kernels.into_iter().filter(|&kernel| PairKernel::new(kernel).is_some());
+    for (n, kernel) in
+        [9, 10, 11, 12, 13, 14].into_iter().flat_map(|n| kernels.clone().map(move |k| (n, k)))
+    {
+        let whole = Join::new(n, kernel, DEFAULT_MEMORY_PER_THREAD).unwrap();
         let mut total = 0;
         let mut split = false;
         for bytes in whole.geometry.keys(2) {
