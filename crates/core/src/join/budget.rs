@@ -147,13 +147,17 @@ impl Budget {
     }
 
     /// The bytes one fill may take once fills are cut, with the lists holding `held` bytes
-    /// after freeing what the walk refills before reading: the room left in the first half
-    /// of the budget, or at least an equal share of the other half among all `lists`, so
-    /// that deep fills are not starved into pieces of one board. Every list holds at most
-    /// one such share above the first half, so the walk stays within the budget.
+    /// after freeing what the walk refills before reading, and `lists` lists (this one
+    /// among them) still to be filled below it: the room left in the first half of the
+    /// budget, or an equal share of all the room left among those lists. A list below takes
+    /// at most the share its own fill is given, which is never less than this one's (the
+    /// lists filled in between took at most theirs), so the walk stays within the budget.
+    /// An equal share of the other half among all the walk's lists, as before, cut a row
+    /// set of N = 26 whose deepest levels were left into seventeen pieces where four fit,
+    /// and every piece walked, readied, joined and sorted the other half's boards again.
     pub(super) fn fill_bytes(&self, held: usize, lists: usize) -> usize {
         let half = self.lists / 2;
-        half.saturating_sub(held).max(half / lists.max(1))
+        half.saturating_sub(held).max(self.lists.saturating_sub(held) / lists.max(1))
     }
 
     /// The signatures one half's piece may take at a row set: half of what the north

@@ -125,7 +125,7 @@ impl<'a, G: Goal> Walk<'a, G> {
                 continue;
             }
             let boards = self.halves[side].levels[level].len();
-            let per_fill = self.boards_per_fill(side, levels);
+            let per_fill = self.boards_per_fill(position, side, levels);
             let mut next = levels;
             next[side] += 1;
             for start in (0..boards).step_by(per_fill) {
@@ -181,11 +181,13 @@ impl<'a, G: Goal> Walk<'a, G> {
         }
     }
 
-    /// How many boards of `side`'s current level one fill may extend: all of them while
-    /// the walk's lists stay in the half of the budget where fills are whole. Otherwise
-    /// the lists the walk will refill before reading are freed, and the fill takes the
-    /// room the budget gives it.
-    fn boards_per_fill(&mut self, side: Side, levels: PerSide<usize>) -> usize {
+    /// How many boards of `side`'s current level one fill (of the row at `position`) may
+    /// extend: all of them while the walk's lists stay in the half of the budget where
+    /// fills are whole. Otherwise the lists the walk will refill before reading are freed,
+    /// and the fill takes the room the budget gives it among the lists still to be filled
+    /// below it: the levels the north rows left can reach, and each half's north boards
+    /// and signatures.
+    fn boards_per_fill(&mut self, position: usize, side: Side, levels: PerSide<usize>) -> usize {
         let half = &self.halves[side];
         let level = levels[side];
         let boards = half.levels[level].len();
@@ -198,7 +200,11 @@ impl<'a, G: Goal> Walk<'a, G> {
         // The pair count's sorted copies are at most the signatures just freed; they come
         // back with them.
         self.goal.release();
-        let lists = self.halves.west.quota + self.halves.east.quota;
+        let rows_left = self.north_rows() - position - 1;
+        let mut below = levels;
+        below[side] += 1;
+        let levels_left = Side::BOTH.map(|s| (self.halves[s].quota - below[s]).min(rows_left));
+        let lists = 1 + levels_left.iter().sum::<usize>() + 2 * Side::BOTH.len();
         let bytes = self.budget.fill_bytes(self.list_bytes(), lists);
         (bytes / self.halves[side].bytes_per_board(level)).max(1)
     }
