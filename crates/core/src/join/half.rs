@@ -73,9 +73,20 @@ impl Half {
         (next.room_after(boards * (self.quota - level), usize::MAX), next.held_bytes())
     }
 
-    /// The bytes one board of `level` may add to the list after it.
-    pub(super) fn bytes_per_board(&self, level: usize) -> usize {
-        (self.quota - level) * size_of::<HalfBoard>()
+    /// The room the list after `level` takes for `kept` boards, counted: exactly that, once
+    /// any larger room it holds is freed ([`Half::fit_room`]).
+    pub(super) fn counted_fill_bytes(&self, kept: usize) -> usize {
+        (kept + 1) * size_of::<HalfBoard>()
+    }
+
+    /// Frees the room of the list after `level` if it holds more than `kept` boards need, so
+    /// that a counted fill takes only what it keeps.
+    pub(super) fn fit_room(&mut self, level: usize, kept: usize) {
+        let needed = self.counted_fill_bytes(kept);
+        let next = &mut self.levels[level + 1];
+        if next.held_bytes() > needed {
+            next.release();
+        }
     }
 
     /// The bytes of room its lists hold: worked out from the lists each time, so that no
@@ -112,9 +123,34 @@ impl Half {
         self.north.fill(geometry, self.levels[level].as_slice(), table, ranks);
     }
 
+    /// The row a fill of `level` places in `row`, on a column of `open`.
+    fn next_row(&self, n: usize, level: usize, row: usize, open: u64) -> NextRow {
+        NextRow { row, fall: n - 1 - row, columns: self.columns, open, free: self.quota - level }
+    }
+
+    /// How many boards each of the `boards` of `level` would extend to with a queen in
+    /// `row` on a column of `open`: the candidates a fill keeps, without writing them.
+    pub(super) fn extensions(
+        &self,
+        n: usize,
+        level: usize,
+        boards: Range<usize>,
+        row: usize,
+        open: u64,
+    ) -> impl Iterator<Item = usize> + '_ {
+        let next = self.next_row(n, level, row, open);
+        self.levels[level].as_slice()[boards].iter().map(move |board| {
+            let candidates = next.columns & !board.columns;
+            let open = next.open & !(board.rising >> next.row) & !(board.falling >> next.fall);
+            (candidates & open).count_ones() as usize
+        })
+    }
+
     /// Places a queen of this half's `level`-th row in `row`, on a column of `open`, on
     /// each of the `boards` of that level, noting its column if `north` of the middle;
-    /// false if no board is left.
+    /// false if no board is left. Where `kept`, the boards the fill keeps, is counted
+    /// ([`Half::extensions`]), the list's room is that many; otherwise every candidate's.
+    #[expect(clippy::too_many_arguments, reason = "one fill's row, its boards and its room")]
     pub(super) fn place(
         &mut self,
         n: usize,
@@ -123,17 +159,18 @@ impl Half {
         row: usize,
         open: u64,
         north: bool,
+        kept: Option<usize>,
     ) -> bool {
-        let next_row = NextRow {
-            row,
-            fall: n - 1 - row,
-            columns: self.columns,
-            open,
-            free: self.quota - level,
-        };
+        let next_row = self.next_row(n, level, row, open);
         let (done, next) = self.levels.split_at_mut(level + 1);
         let from = &done[level].as_slice()[boards];
-        next[0].refill(from.len() * next_row.free, usize::MAX, |to| {
+        // One more than the kept boards: a fill writes each candidate after the kept ones
+        // before it knows whether to keep it.
+        let (bound, most) = match kept {
+            Some(kept) => (kept + 1, kept + 1),
+            None => (from.len() * next_row.free, usize::MAX),
+        };
+        next[0].refill(bound, most, |to| {
             // Two copies, so that the fills of the other rows carry no step for it.
             if north {
                 write_extensions::<true>(from, next_row, to)
@@ -267,7 +304,7 @@ mod tests {
     fn the_bytes_held_follow_every_list() {
         let mut half = Half::new(0b1111);
         let start = half.held_bytes();
-        assert!(half.place(8, 0, 0..1, 0, 0b1111, false));
+        assert!(half.place(8, 0, 0..1, 0, 0b1111, false, None));
         let placed = half.held_bytes();
         assert!(placed > start, "{start} then {placed}");
         half.release_after(0);

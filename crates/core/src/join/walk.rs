@@ -8,6 +8,7 @@
 //! row set needs ([`Probe`]); the two are separate types so that counting carries no
 //! probe's test.
 
+use std::ops::Range;
 use std::time::Instant;
 
 use super::board::{Geometry, PerSide, Side};
@@ -17,6 +18,32 @@ use super::half::Half;
 use super::key::Key;
 use super::split::Split;
 use super::tail::Tails;
+
+/// How one level's boards are extended by the next row: all at once, with room for every
+/// candidate or for the counted boards the fill keeps, or in pieces that each keep the
+/// counted boards.
+enum Fills {
+    Whole(Option<usize>),
+    Pieces(Vec<(Range<usize>, usize)>),
+}
+
+impl Fills {
+    fn len(&self) -> usize {
+        match self {
+            Fills::Whole(_) => 1,
+            Fills::Pieces(pieces) => pieces.len(),
+        }
+    }
+
+    /// The boards of a level of `boards` that fill `fill` extends, and the boards it
+    /// keeps if counted.
+    fn get(&self, fill: usize, boards: usize) -> (Range<usize>, Option<usize>) {
+        match self {
+            Fills::Whole(kept) => (0..boards, *kept),
+            Fills::Pieces(pieces) => (pieces[fill].0.clone(), Some(pieces[fill].1)),
+        }
+    }
+}
 
 /// What a walk is for: counting, or measuring.
 pub(super) trait Goal: Sized {
@@ -124,18 +151,18 @@ impl<'a, G: Goal> Walk<'a, G> {
             if level == self.halves[side].quota {
                 continue;
             }
+            let open = self.split.open[row];
             let boards = self.halves[side].levels[level].len();
-            let per_fill = self.boards_per_fill(position, side, levels);
+            let fills = self.fills(position, side, levels, open);
             let mut next = levels;
             next[side] += 1;
-            for start in (0..boards).step_by(per_fill) {
-                let piece = start..boards.min(start + per_fill);
-                let open = self.split.open[row];
+            for fill in 0..fills.len() {
+                let (piece, kept) = fills.get(fill, boards);
                 let prefix = position < self.decided.len();
                 let timed = self.goal.clock().is_some_and(|clock| prefix || clock.whole);
                 let started = timed.then(Instant::now);
-                let placed =
-                    self.halves[side].place(self.geometry.n, level, piece, row, open, north);
+                let n = self.geometry.n;
+                let placed = self.halves[side].place(n, level, piece, row, open, north, kept);
                 if let (Some(started), Some(clock)) = (started, self.goal.clock()) {
                     clock.north.resize(clock.north.len().max(position + 1), PerSide::default());
                     clock.north[position][side] += started.elapsed();
@@ -181,19 +208,30 @@ impl<'a, G: Goal> Walk<'a, G> {
         }
     }
 
-    /// How many boards of `side`'s current level one fill (of the row at `position`) may
-    /// extend: all of them while the walk's lists stay in the half of the budget where
-    /// fills are whole. Otherwise the lists the walk will refill before reading are freed,
-    /// and the fill takes the room the budget gives it among the lists still to be filled
-    /// below it: the levels the north rows left can reach, and each half's north boards
-    /// and signatures.
-    fn boards_per_fill(&mut self, position: usize, side: Side, levels: PerSide<usize>) -> usize {
-        let half = &self.halves[side];
+    /// The fills of `side`'s current level with the row at `position` (on the columns
+    /// `open`): the boards each extends, and how many boards it keeps where they were
+    /// counted. All of them in one fill while the walk's lists stay in the half of the
+    /// budget where fills are whole, with room for every candidate, or, where that room
+    /// would pass it, for the boards the fill keeps, counted first: at the deep levels of
+    /// N = 26 a fill keeps about two in five of its candidates. Otherwise the lists the
+    /// walk will refill before reading are freed, and each fill takes the room the budget
+    /// gives it among the lists still to be filled below it (the levels the north rows
+    /// left can reach, and each half's north boards and signatures), cut by the counts.
+    fn fills(&mut self, position: usize, side: Side, levels: PerSide<usize>, open: u64) -> Fills {
         let level = levels[side];
+        let n = self.geometry.n;
+        let row = usize::from(self.split.order[position]);
+        let half = &self.halves[side];
         let boards = half.levels[level].len();
         let (room, held) = half.fill_bytes(level, boards);
-        if self.budget.fill_is_whole(self.list_bytes() - held + room) {
-            return boards.max(1);
+        let others = self.list_bytes() - held;
+        if self.budget.fill_is_whole(others + room) {
+            return Fills::Whole(None);
+        }
+        let kept: usize = half.extensions(n, level, 0..boards, row, open).sum();
+        if self.budget.fill_is_whole(others + half.counted_fill_bytes(kept)) {
+            self.halves[side].fit_room(level, kept);
+            return Fills::Whole(Some(kept));
         }
         self.halves.west.release_after(levels.west);
         self.halves.east.release_after(levels.east);
@@ -206,7 +244,18 @@ impl<'a, G: Goal> Walk<'a, G> {
         let levels_left = Side::BOTH.map(|s| (self.halves[s].quota - below[s]).min(rows_left));
         let lists = 1 + levels_left.iter().sum::<usize>() + 2 * Side::BOTH.len();
         let bytes = self.budget.fill_bytes(self.list_bytes(), lists);
-        (bytes / self.halves[side].bytes_per_board(level)).max(1)
+        let half = &self.halves[side];
+        let mut fills = Vec::new();
+        let (mut start, mut taken) = (0, 0);
+        for (at, kept) in half.extensions(n, level, 0..boards, row, open).enumerate() {
+            if half.counted_fill_bytes(taken + kept) > bytes && taken > 0 {
+                fills.push((start..at, taken));
+                (start, taken) = (at, 0);
+            }
+            taken += kept;
+        }
+        fills.push((start..boards, taken));
+        Fills::Pieces(fills)
     }
 
     /// The signatures one half's piece may take at a row set.
