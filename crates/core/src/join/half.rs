@@ -55,6 +55,17 @@ struct NextRow {
     free: usize,
 }
 
+impl NextRow {
+    /// The columns `board` leaves free in this row, and those of them its queen may take:
+    /// open, and on no diagonal of the board's queens. A fill writes the first and keeps
+    /// the second; a count of the kept boards ([`Half::extensions`]) reads the same.
+    #[inline(always)]
+    fn candidates(&self, board: &HalfBoard) -> (u64, u64) {
+        let free = self.columns & !board.columns;
+        (free, self.open & !(board.rising >> self.row) & !(board.falling >> self.fall))
+    }
+}
+
 impl Half {
     pub(super) fn new(columns: u64) -> Half {
         let quota = columns.count_ones() as usize;
@@ -75,14 +86,14 @@ impl Half {
 
     /// The room the list after `level` takes for `kept` boards, counted: exactly that, once
     /// any larger room it holds is freed ([`Half::fit_room`]).
-    pub(super) fn counted_fill_bytes(&self, kept: usize) -> usize {
+    pub(super) fn counted_fill_bytes(kept: usize) -> usize {
         (kept + 1) * size_of::<HalfBoard>()
     }
 
     /// Frees the room of the list after `level` if it holds more than `kept` boards need, so
     /// that a counted fill takes only what it keeps.
     pub(super) fn fit_room(&mut self, level: usize, kept: usize) {
-        let needed = self.counted_fill_bytes(kept);
+        let needed = Half::counted_fill_bytes(kept);
         let next = &mut self.levels[level + 1];
         if next.held_bytes() > needed {
             next.release();
@@ -140,8 +151,7 @@ impl Half {
     ) -> impl Iterator<Item = usize> + '_ {
         let next = self.next_row(n, level, row, open);
         self.levels[level].as_slice()[boards].iter().map(move |board| {
-            let candidates = next.columns & !board.columns;
-            let open = next.open & !(board.rising >> next.row) & !(board.falling >> next.fall);
+            let (candidates, open) = next.candidates(board);
             (candidates & open).count_ones() as usize
         })
     }
@@ -244,8 +254,7 @@ fn write_extensions<'w, const NORTH: bool>(
     mut to: Writer<'w, HalfBoard>,
 ) -> Writer<'w, HalfBoard> {
     for board in from {
-        let mut candidates = next.columns & !board.columns;
-        let open = next.open & !(board.rising >> next.row) & !(board.falling >> next.fall);
+        let (mut candidates, open) = next.candidates(board);
         for _ in 0..next.free {
             let bit = candidates & candidates.wrapping_neg();
             candidates ^= bit;

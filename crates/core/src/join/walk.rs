@@ -229,7 +229,7 @@ impl<'a, G: Goal> Walk<'a, G> {
             return Fills::Whole(None);
         }
         let kept: usize = half.extensions(n, level, 0..boards, row, open).sum();
-        if self.budget.fill_is_whole(others + half.counted_fill_bytes(kept)) {
+        if self.budget.fill_is_whole(others + Half::counted_fill_bytes(kept)) {
             self.halves[side].fit_room(level, kept);
             return Fills::Whole(Some(kept));
         }
@@ -248,7 +248,7 @@ impl<'a, G: Goal> Walk<'a, G> {
         let mut fills = Vec::new();
         let (mut start, mut taken) = (0, 0);
         for (at, kept) in half.extensions(n, level, 0..boards, row, open).enumerate() {
-            if half.counted_fill_bytes(taken + kept) > bytes && taken > 0 {
+            if Half::counted_fill_bytes(taken + kept) > bytes && taken > 0 {
                 fills.push((start..at, taken));
                 (start, taken) = (at, 0);
             }
