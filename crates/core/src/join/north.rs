@@ -176,9 +176,9 @@ impl NorthBoards {
         // waited on these loads. Each rank's stretch of `by_rank` ends where its start was
         // moved to.
         let mut start = 0;
-        for from_highest in 0..self.rank_starts.len() {
-            let rank = (transposes.ranks() - 1 - from_highest) as Rank;
-            let end = self.rank_starts[from_highest] as usize;
+        for stretch in 0..self.rank_starts.len() {
+            let rank = (transposes.ranks() - 1 - stretch) as Rank;
+            let end = self.rank_starts[stretch] as usize;
             for at in start..end {
                 if let Some(&ahead) = self.by_rank.get(at + GATHER_AHEAD) {
                     prefetch(&boards[ahead as usize]);
