@@ -34,6 +34,12 @@ pub(super) struct NorthBoards {
     rank_starts: Vec<u32>,
 }
 
+/// Where boards ranked `rank` stand in the order from the highest rank down, in which they
+/// are counted and taken into their runs.
+fn from_highest(transposes: &Transposes, rank: Rank) -> usize {
+    transposes.ranks() - 1 - usize::from(rank)
+}
+
 /// A run of north boards that leave the columns `free` free, cut by rank against a row set:
 /// `cuts[k]..cuts[k + 1]` are its boards of the `k`-th of [`super::half::Stretches`] (the
 /// last, those ranking the row set's least), found once for all four.
@@ -134,7 +140,7 @@ impl NorthBoards {
                         Side::East => transposes.of_far(board.north_columns()),
                     };
                     self.ranks.push(rank);
-                    self.rank_starts[transposes.ranks() - 1 - usize::from(rank)] += 1;
+                    self.rank_starts[from_highest(transposes, rank)] += 1;
                 }
             }
         }
@@ -158,7 +164,6 @@ impl NorthBoards {
         // stretch: the boards are counted by rank and taken from the highest down, and
         // each run keeps the order its boards come in. Sorting each run apart took 4% of
         // the join's time at N = 18, whose runs hold a few dozen boards.
-        let from_highest = |rank: Rank| transposes.ranks() - 1 - usize::from(rank);
         let mut taken = 0;
         for count in &mut self.rank_starts {
             (*count, taken) = (taken, taken + *count);
@@ -166,7 +171,7 @@ impl NorthBoards {
         self.by_rank.clear();
         self.by_rank.resize(boards.len(), 0);
         for (index, &rank) in self.ranks.iter().enumerate() {
-            let at = &mut self.rank_starts[from_highest(rank)];
+            let at = &mut self.rank_starts[from_highest(transposes, rank)];
             // A thread's budget holds far fewer than 2^32 boards.
             self.by_rank[*at as usize] = index as u32;
             *at += 1;
