@@ -167,8 +167,10 @@ impl Goal for Count<'_> {
         if first_fill {
             walk.goal.first_fill_meetings = west_pieces.len() * east_pieces.len();
         }
-        // The pair count rewrites both lists, so each meeting of pieces builds its own.
+        // A west piece's signatures serve every east piece it meets: the pair count leaves
+        // both lists as they are.
         for west_piece in west_pieces {
+            let mut west_written = false;
             for east_piece in east_pieces {
                 let meeting = walk.goal.meetings;
                 walk.goal.meetings += 1;
@@ -186,7 +188,9 @@ impl Goal for Count<'_> {
                 };
                 // The first meeting's joining is every slice's; a later one's, its share's.
                 let share = if first { 1.0 } else { taken.share() };
-                for (side, piece) in [(Side::West, west_piece), (Side::East, east_piece)] {
+                let west = (!west_written).then_some((Side::West, west_piece));
+                west_written = true;
+                for (side, piece) in west.into_iter().chain([(Side::East, east_piece)]) {
                     let started = walk.goal.detailed_start();
                     let (table, subset) = (&tails[side], subsets[side]);
                     walk.halves[side].fill_signatures(table, subset, piece, most, rank, kernel);
@@ -240,8 +244,8 @@ impl Count<'_> {
         let bits = geometry.signature_bits();
         let started = self.detailed_start();
         let (w, e) = (halves.west.stretches, halves.east.stretches);
-        let west = halves.west.signatures.as_mut_slice();
-        let east = halves.east.signatures.as_mut_slice();
+        let west = halves.west.signatures.as_slice();
+        let east = halves.east.signatures.as_slice();
         let met = (west.len() + east.len()) as u128;
         // The pairs with a half-board ranking the row set's least first: their lists are
         // small, so they are counted without buckets, which leave both lists as they are
@@ -256,7 +260,7 @@ impl Count<'_> {
             _ => [(west_least, east_least), (&[], &[])],
         };
         let once = once.map(|(west, east)| self.count_every(west, east, bits, slice));
-        let (west, east) = (&mut west[..w.between], &mut east[..e.between]);
+        let (west, east) = (&west[..w.between], &east[..e.between]);
         let share = slice.share();
         let mut shared_sorting = Duration::ZERO;
         let above = if west.is_empty() || east.is_empty() {

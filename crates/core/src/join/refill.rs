@@ -129,10 +129,6 @@ impl<T: Copy> Refill<T> {
         &self.items
     }
 
-    pub(super) fn as_mut_slice(&mut self) -> &mut [T] {
-        &mut self.items
-    }
-
     pub(super) fn len(&self) -> usize {
         self.items.len()
     }

@@ -1,4 +1,4 @@
-//! The bucket sort: both lists rewritten through a permutation that moves the key's bits
+//! The bucket sort: both lists copied through a permutation that moves the key's bits
 //! to the top, the most crowded highest, and drops the bits no pair can share, and sorted
 //! by key in two passes, so that each bucket is one run and each node of the bucket tree
 //! a run of buckets.
@@ -79,7 +79,7 @@ impl Permutation {
     /// `index`, the bits above `rest_bits`, the key's first bit highest.
     pub(super) fn sort<'s>(
         &self,
-        items: &mut [u64],
+        items: &[u64],
         spare: &'s mut Vec<u64>,
         starts: &mut Vec<usize>,
         next: &mut Vec<usize>,
@@ -88,7 +88,10 @@ impl Permutation {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `pext` proves that the processor has BMI2.
             Some(pext) => unsafe { sort_through_pext(pext, self, items, spare, starts, next) },
-            _ => self.sort_by(|item| self.through_tables(item), items, spare, starts, next),
+            _ => {
+                let key_of = |item| (self.through_tables(item) >> self.rest_bits) as usize;
+                self.sort_by(key_of, |item| self.through_tables(item), items, spare, starts, next)
+            }
         }
     }
 
@@ -100,8 +103,12 @@ impl Permutation {
         moved
     }
 
-    /// [`Permutation::sort`] with the permutation `permute`. Both passes go through the items
-    /// in order: sorting in place chained every move on the one before. The items are cut
+    /// [`Permutation::sort`] with the permutation `permute`, whose key index is `key_of`.
+    /// The first pass only reads the items, counting their keys, and the second writes each
+    /// permuted to its place: the lists lie beyond the second-level cache, the sort's time
+    /// is the bytes it moves, and permuting in place in the first pass made N = 22's sorting
+    /// a fifth dearer. Both passes go through the items in order: sorting in place chained
+    /// every move on the one before. The items are cut
     /// into [`SORT_STREAMS`] runs, each with its own counts and write positions, and the
     /// runs are taken in turns: neighbouring items often share a key (a third of them at
     /// N = 18), and one write position per key chained every write to a bucket on the one
@@ -109,14 +116,14 @@ impl Permutation {
     #[inline(always)]
     fn sort_by<'s>(
         &self,
+        key_of: impl Fn(u64) -> usize,
         permute: impl Fn(u64) -> u64,
-        items: &mut [u64],
+        items: &[u64],
         spare: &'s mut Vec<u64>,
         starts: &mut Vec<usize>,
         next: &mut Vec<usize>,
     ) -> &'s [u64] {
         let keys = 1usize << self.key_bits;
-        let rest_bits = self.rest_bits;
         let run = items.len() / SORT_STREAMS;
         // The items past the whole runs join the last one.
         let last = (SORT_STREAMS - 1) * keys;
@@ -124,14 +131,11 @@ impl Permutation {
         next.resize(SORT_STREAMS * keys, 0);
         for at in 0..run {
             for stream in 0..SORT_STREAMS {
-                let item = &mut items[stream * run + at];
-                *item = permute(*item);
-                next[stream * keys + (*item >> rest_bits) as usize] += 1;
+                next[stream * keys + key_of(items[stream * run + at])] += 1;
             }
         }
-        for item in &mut items[SORT_STREAMS * run..] {
-            *item = permute(*item);
-            next[last + (*item >> rest_bits) as usize] += 1;
+        for &item in &items[SORT_STREAMS * run..] {
+            next[last + key_of(item)] += 1;
         }
         starts.clear();
         let mut written = 0;
@@ -149,8 +153,8 @@ impl Permutation {
             spare.resize(items.len(), 0);
         }
         let mut write = |slot: usize, item: u64| {
-            let position = &mut next[slot + (item >> rest_bits) as usize];
-            spare[*position] = item;
+            let position = &mut next[slot + key_of(item)];
+            spare[*position] = permute(item);
             *position += 1;
         };
         for at in 0..run {
@@ -182,15 +186,23 @@ impl Permutation {
     }
 }
 
+/// The key's index of `bitset`, through `pext`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+#[inline]
+fn key_through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> usize {
+    use std::arch::x86_64::_pext_u64;
+    usize::from(permutation.key_index[_pext_u64(bitset, permutation.key) as usize])
+}
+
 /// [`Permutation`] through `pext`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 #[inline]
-fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> u64 {
+fn through_pext(pext: FastPext, permutation: &Permutation, bitset: u64) -> u64 {
     use std::arch::x86_64::_pext_u64;
-    let Permutation { key, rest, rest_bits, .. } = *permutation;
-    let index = permutation.key_index[_pext_u64(bitset, key) as usize];
-    _pext_u64(bitset, rest) | u64::from(index) << rest_bits
+    let index = key_through_pext(pext, permutation, bitset) as u64;
+    _pext_u64(bitset, permutation.rest) | index << permutation.rest_bits
 }
 
 /// [`Permutation::sort`] compiled with BMI2, so that its permutation, two `pext`s and the
@@ -200,13 +212,14 @@ fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> u64 {
 fn sort_through_pext<'s>(
     pext: FastPext,
     permutation: &Permutation,
-    items: &mut [u64],
+    items: &[u64],
     spare: &'s mut Vec<u64>,
     starts: &mut Vec<usize>,
     next: &mut Vec<usize>,
 ) -> &'s [u64] {
+    let key_of = |item| key_through_pext(pext, permutation, item);
     let permute = |item| through_pext(pext, permutation, item);
-    permutation.sort_by(permute, items, spare, starts, next)
+    permutation.sort_by(key_of, permute, items, spare, starts, next)
 }
 
 #[cfg(test)]
@@ -241,11 +254,10 @@ mod tests {
             for (len, key) in lengths.into_iter().flat_map(|len| keys.map(|key| (len, key))) {
                 let original = bitsets(len, 12, 300, 9);
                 let (mut starts, mut next) = (Vec::new(), Vec::new());
-                let mut items = original.clone();
                 let mut spare = vec![u64::MAX; 1200];
                 permutation.build((1 << 12) - 1, &key, pext);
                 let sorted =
-                    permutation.sort(&mut items, &mut spare, &mut starts, &mut next).to_vec();
+                    permutation.sort(&original, &mut spare, &mut starts, &mut next).to_vec();
                 let indices = 1 << key.bits().len();
                 assert_eq!((sorted.len(), starts[indices]), (len, len));
                 let rest_bits = permutation.rest_bits;

@@ -93,10 +93,7 @@ const QUERIED_FROM: usize = 1 << 15;
 /// splits deeper and skips more pairs, and from about this length each of its groups
 /// still meets enough queries to pay for its tables (docs/measurements/pair-count.md, twelfth
 /// session: a quarter fewer pairs tested at N = 22).
-pub(super) fn stored_and_queried<'a>(
-    a: &'a mut [u64],
-    b: &'a mut [u64],
-) -> (&'a mut [u64], &'a mut [u64]) {
+pub(super) fn stored_and_queried<'a>(a: &'a [u64], b: &'a [u64]) -> (&'a [u64], &'a [u64]) {
     let (shorter, longer) = shorter_first(a, b);
     if shorter.len() >= QUERIED_FROM { (longer, shorter) } else { (shorter, longer) }
 }
@@ -200,7 +197,7 @@ impl PairKernel {
     }
 
     /// The number of pairs `(s, q)` of `stored` and `queries` with `s & q == 0`, for
-    /// bitsets below bit `bits`. Both lists are rewritten in the count.
+    /// bitsets below bit `bits`.
     ///
     /// Large lists are sorted into buckets by the bits that the most pairs hold on both
     /// sides ([`key`]), and the buckets of a [`tree`] of their prefixes meet only where
@@ -213,8 +210,8 @@ impl PairKernel {
     /// spends alike, is added to it.
     pub(super) fn count(
         self,
-        stored: &mut [u64],
-        queries: &mut [u64],
+        stored: &[u64],
+        queries: &[u64],
         bits: u32,
         slice: Slice,
         scratch: &mut Scratch,
@@ -279,8 +276,7 @@ impl PairKernel {
         count
     }
 
-    /// [`PairKernel::count`] without buckets: every pair is tested, and neither list is
-    /// rewritten.
+    /// [`PairKernel::count`] without buckets: every pair is tested.
     pub(super) fn count_every(
         self,
         stored: &[u64],
@@ -363,8 +359,8 @@ mod tests {
     #[test]
     fn the_shorter_list_is_stored_unless_both_are_long() {
         let lengths = |a: usize, b: usize| {
-            let (mut a, mut b) = (vec![0u64; a], vec![1u64; b]);
-            let (stored, queried) = stored_and_queried(&mut a, &mut b);
+            let (a, b) = (vec![0u64; a], vec![1u64; b]);
+            let (stored, queried) = stored_and_queried(&a, &b);
             (stored.len(), queried.len())
         };
         assert_eq!(lengths(10, 20), (10, 20));
@@ -391,8 +387,7 @@ mod tests {
             assert!(expected > 0, "the lists should have some disjoint pairs");
             for kernel in kernels() {
                 let mut scratch = Scratch::default();
-                let (mut s, mut q) = (stored.clone(), queries.clone());
-                let count = kernel.count(&mut s, &mut q, bits, Slice::WHOLE, &mut scratch, None);
+                let count = kernel.count(&stored, &queries, bits, Slice::WHOLE, &mut scratch, None);
                 assert_eq!(count.disjoint, expected, "{kernel:?}, {stored_len} x {query_len}");
                 assert!(count.tested <= (stored_len * query_len) as u64);
             }
@@ -411,34 +406,25 @@ mod tests {
             .map(|&s| queries.iter().filter(|&&q| s & q == 0).count() as u64)
             .sum::<u64>();
         for kernel in kernels() {
-            let (mut s, mut q) = (stored.clone(), queries.clone());
             let mut scratch = Scratch::default();
-            let count = kernel.count(&mut s, &mut q, 38, Slice::WHOLE, &mut scratch, None);
+            let count = kernel.count(&stored, &queries, 38, Slice::WHOLE, &mut scratch, None);
             assert_eq!(count.disjoint, expected, "{kernel:?}");
             let kept = scratch.permutation.key_bits + scratch.permutation.rest_bits;
             assert_eq!(kept, 20, "{kernel:?}: only bits 0 to 19 can clash");
         }
         // No bit held by both: every pair is disjoint.
-        let (mut low, mut high) = (vec![0b0101u64; 2000], vec![0b1010u64; 3000]);
+        let (low, high) = (vec![0b0101u64; 2000], vec![0b1010u64; 3000]);
         let mut scratch = Scratch::default();
-        let count =
-            PairKernel::Scalar.count(&mut low, &mut high, 4, Slice::WHOLE, &mut scratch, None);
+        let count = PairKernel::Scalar.count(&low, &high, 4, Slice::WHOLE, &mut scratch, None);
         assert_eq!(count.disjoint, 2000 * 3000);
     }
 
     #[test]
     fn large_lists_are_bucketed_and_skip_most_pairs() {
-        let mut stored = bitsets(5000, 30, 150, 3);
-        let mut queries = bitsets(3000, 30, 150, 5);
+        let (stored, queries) = (bitsets(5000, 30, 150, 3), bitsets(3000, 30, 150, 5));
         let mut scratch = Scratch::default();
-        let count = PairKernel::Scalar.count(
-            &mut stored,
-            &mut queries,
-            30,
-            Slice::WHOLE,
-            &mut scratch,
-            None,
-        );
+        let count =
+            PairKernel::Scalar.count(&stored, &queries, 30, Slice::WHOLE, &mut scratch, None);
         assert!(count.tested < 5000 * 3000 / 2, "{count:?}");
     }
 
@@ -480,16 +466,14 @@ mod tests {
         let (stored, queries) = (bitsets(6000, 30, 150, 3), bitsets(4000, 30, 150, 5));
         for kernel in kernels() {
             let mut scratch = Scratch { counts_work: true, ..Scratch::default() };
-            let (mut s, mut q) = (stored.clone(), queries.clone());
-            let whole = kernel.count(&mut s, &mut q, 30, Slice::WHOLE, &mut scratch, None);
+            let whole = kernel.count(&stored, &queries, 30, Slice::WHOLE, &mut scratch, None);
             let mut sum = PairCount::default();
             let mut counted_slices = 0;
             for index in 0..5 {
-                let (mut s, mut q) = (stored.clone(), queries.clone());
                 let mut sorting = Duration::ZERO;
                 let slice = Slice::nth(index, 5);
                 let count =
-                    kernel.count(&mut s, &mut q, 30, slice, &mut scratch, Some(&mut sorting));
+                    kernel.count(&stored, &queries, 30, slice, &mut scratch, Some(&mut sorting));
                 assert!(sorting > Duration::ZERO, "{kernel:?}");
                 counted_slices += usize::from(count.tested > 0);
                 sum.disjoint += count.disjoint;
