@@ -248,8 +248,7 @@ impl Count<'_> {
         let east = halves.east.signatures.as_slice();
         let met = (west.len() + east.len()) as u128;
         // The pairs with a half-board ranking the row set's least first: their lists are
-        // small, so they are counted without buckets, which leave both lists as they are
-        // for the count of the rest.
+        // small, so they are counted without buckets.
         let (west_least, east_least) = (&west[w.between..], &east[e.between..]);
         let twice = [(west_least, &east[..e.above]), (&west[..w.above], east_least)];
         let twice = twice.map(|(west, east)| self.count_every(west, east, bits, slice));
