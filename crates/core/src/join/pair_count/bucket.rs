@@ -10,7 +10,9 @@
 use super::key::Key;
 use crate::simd::FastPext;
 
-/// The runs of items that [`Permutation::sort_by`] sorts in turns.
+/// The runs of items that [`Permutation::sort_by`] sorts in turns: at N = 21 two runs
+/// sorted a third slower than four, and eight no faster, at N = 22 slower
+/// (docs/measurements/join.md).
 const SORT_STREAMS: usize = 4;
 
 /// The permutation of the bits of a `u64` that moves a key's bits to the top, the first
@@ -106,13 +108,12 @@ impl Permutation {
     /// [`Permutation::sort`] with the permutation `permute`, whose key index is `key_of`.
     /// The first pass only reads the items, counting their keys, and the second writes each
     /// permuted to its place: the lists lie beyond the second-level cache, the sort's time
-    /// is the bytes it moves, and permuting in place in the first pass made N = 22's sorting
-    /// a fifth dearer. Both passes go through the items in order: sorting in place chained
-    /// every move on the one before. The items are cut
-    /// into [`SORT_STREAMS`] runs, each with its own counts and write positions, and the
-    /// runs are taken in turns: neighbouring items often share a key (a third of them at
-    /// N = 18), and one write position per key chained every write to a bucket on the one
-    /// before it.
+    /// is the bytes it moves, and permuting in place in the first pass made N = 22's
+    /// sorting a fifth dearer. Both passes go through the items in order: sorting in place
+    /// chained every move on the one before. The items are cut into [`SORT_STREAMS`] runs,
+    /// each with its own counts and write positions, and the runs are taken in turns:
+    /// neighbouring items often share a key (a third of them at N = 18), and one write
+    /// position per key chained every write to a bucket on the one before it.
     #[inline(always)]
     fn sort_by<'s>(
         &self,
