@@ -92,7 +92,8 @@ impl Permutation {
             Some(pext) => unsafe { sort_through_pext(pext, self, items, spare, starts, next) },
             _ => {
                 let key_of = |item| (self.through_tables(item) >> self.rest_bits) as usize;
-                self.sort_by(key_of, |item| self.through_tables(item), items, spare, starts, next)
+                let permute = |item, _| self.through_tables(item);
+                self.sort_by(key_of, permute, items, spare, starts, next)
             }
         }
     }
@@ -105,7 +106,8 @@ impl Permutation {
         moved
     }
 
-    /// [`Permutation::sort`] with the permutation `permute`, whose key index is `key_of`.
+    /// [`Permutation::sort`] with the permutation `permute` of an item and its key index,
+    /// which is `key_of`.
     /// The first pass only reads the items, counting their keys, and the second writes each
     /// permuted to its place: the lists lie beyond the second-level cache, the sort's time
     /// is the bytes it moves, and permuting in place in the first pass made N = 22's
@@ -118,7 +120,7 @@ impl Permutation {
     fn sort_by<'s>(
         &self,
         key_of: impl Fn(u64) -> usize,
-        permute: impl Fn(u64) -> u64,
+        permute: impl Fn(u64, usize) -> u64,
         items: &[u64],
         spare: &'s mut Vec<u64>,
         starts: &mut Vec<usize>,
@@ -154,8 +156,9 @@ impl Permutation {
             spare.resize(items.len(), 0);
         }
         let mut write = |slot: usize, item: u64| {
-            let position = &mut next[slot + key_of(item)];
-            spare[*position] = permute(item);
+            let key = key_of(item);
+            let position = &mut next[slot + key];
+            spare[*position] = permute(item, key);
             *position += 1;
         };
         for at in 0..run {
@@ -181,7 +184,9 @@ impl Permutation {
         match self.pext {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `pext` proves that the processor has BMI2.
-            Some(pext) => unsafe { through_pext(pext, self, bitset) },
+            Some(pext) => unsafe {
+                through_pext(pext, self, bitset, key_through_pext(pext, self, bitset))
+            },
             _ => self.through_tables(bitset),
         }
     }
@@ -196,14 +201,13 @@ fn key_through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> usiz
     usize::from(permutation.key_index[_pext_u64(bitset, permutation.key) as usize])
 }
 
-/// [`Permutation`] through `pext`.
+/// [`Permutation`] through `pext`, of a bitset whose key index is `index`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 #[inline]
-fn through_pext(pext: FastPext, permutation: &Permutation, bitset: u64) -> u64 {
+fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64, index: usize) -> u64 {
     use std::arch::x86_64::_pext_u64;
-    let index = key_through_pext(pext, permutation, bitset) as u64;
-    _pext_u64(bitset, permutation.rest) | index << permutation.rest_bits
+    _pext_u64(bitset, permutation.rest) | (index as u64) << permutation.rest_bits
 }
 
 /// [`Permutation::sort`] compiled with BMI2, so that its permutation, two `pext`s and the
@@ -219,7 +223,7 @@ fn sort_through_pext<'s>(
     next: &mut Vec<usize>,
 ) -> &'s [u64] {
     let key_of = |item| key_through_pext(pext, permutation, item);
-    let permute = |item| through_pext(pext, permutation, item);
+    let permute = |item, index| through_pext(pext, permutation, item, index);
     permutation.sort_by(key_of, permute, items, spare, starts, next)
 }
 
