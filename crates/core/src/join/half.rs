@@ -70,7 +70,7 @@ impl Half {
     pub(super) fn new(columns: u64) -> Half {
         let quota = columns.count_ones() as usize;
         let mut levels = vec![Refill::default(); quota + 1];
-        levels[0] = Refill::of(vec![HalfBoard::default()]);
+        levels[0] = Refill::of(&[HalfBoard::default()]);
         let (north, signatures) = (NorthBoards::default(), Refill::default());
         let stretches = Stretches::default();
         let ranked_runs = Vec::new();

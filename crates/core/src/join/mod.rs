@@ -41,6 +41,7 @@ mod key;
 mod north;
 mod pair_count;
 mod refill;
+mod room;
 mod signatures;
 mod split;
 mod tail;

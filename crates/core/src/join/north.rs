@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use super::board::{Geometry, HalfBoard, Side};
 use super::pair_count::PairKernel;
+use super::room::Room;
 use super::signatures;
 use super::tail::{TailBoard, TailTable};
 use super::transpose::{LinesRank, Rank, Transposes};
@@ -21,15 +22,15 @@ const GATHER_AHEAD: usize = 32;
 /// the tail table and a run with no group is skipped whole.
 #[derive(Debug, Default)]
 pub(super) struct NorthBoards {
-    pub(super) boards: Vec<TailBoard>,
+    pub(super) boards: Room<TailBoard>,
     /// The columns each run leaves free (relative to the half's lowest), and the run.
     pub(super) runs: Vec<(usize, Range<usize>)>,
     counts: Vec<usize>,
     /// On an even board, each board's rank.
-    ranks: Vec<Rank>,
+    ranks: Room<Rank>,
     /// The boards' indices from the highest rank down, the order in which they are sorted
     /// into their runs.
-    by_rank: Vec<u32>,
+    by_rank: Room<u32>,
     /// Per rank from the highest down, its boards' count, then where they go in `by_rank`.
     rank_starts: Vec<u32>,
 }
@@ -132,7 +133,7 @@ impl NorthBoards {
             }
             Some((transposes, side)) => {
                 self.rank_starts.resize(transposes.ranks(), 0);
-                self.ranks.reserve(boards.len());
+                self.ranks.empty_with_room(boards.len());
                 for board in boards {
                     self.counts[table.free_columns(board) + 1] += 1;
                     let rank = match side {
@@ -152,8 +153,7 @@ impl NorthBoards {
             }
             self.counts[free + 1] = start + len;
         }
-        self.boards.clear();
-        self.boards.resize(boards.len(), TailBoard::default());
+        self.boards.fill(boards.len(), TailBoard::default());
         let Some((transposes, _)) = ranks else {
             for board in boards {
                 self.sort_into_run(geometry, table, board, 0);
@@ -168,8 +168,7 @@ impl NorthBoards {
         for count in &mut self.rank_starts {
             (*count, taken) = (taken, taken + *count);
         }
-        self.by_rank.clear();
-        self.by_rank.resize(boards.len(), 0);
+        self.by_rank.fill(boards.len(), 0);
         for (index, &rank) in self.ranks.iter().enumerate() {
             let at = &mut self.rank_starts[from_highest(transposes, rank)];
             // A thread's budget holds far fewer than 2^32 boards.
@@ -285,8 +284,9 @@ mod tests {
 
     /// A run's boards of each rank, from the highest down, as the fill leaves them.
     fn run_of_ranks(ranks: &[Rank]) -> NorthBoards {
-        let boards = ranks.iter().map(|&rank| TailBoard::north(0, 0, rank)).collect();
-        NorthBoards { boards, ..NorthBoards::default() }
+        let boards: Vec<TailBoard> =
+            ranks.iter().map(|&rank| TailBoard::north(0, 0, rank)).collect();
+        NorthBoards { boards: Room::from_slice(&boards), ..NorthBoards::default() }
     }
 
     #[test]

@@ -9,13 +9,15 @@
 
 use std::mem::MaybeUninit;
 
+use super::room::Room;
+
 #[cfg(target_arch = "x86_64")]
 use crate::simd::{Avx2, Avx512Popcnt};
 
 /// A list refilled in place, its room kept from fill to fill.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Refill<T> {
-    items: Vec<T>,
+pub(super) struct Refill<T: Copy> {
+    items: Room<T>,
 }
 
 /// What a fill writes through: room for a bounded number of candidates and the number
@@ -121,8 +123,8 @@ impl Writer<'_, u64> {
 }
 
 impl<T: Copy> Refill<T> {
-    pub(super) fn of(items: Vec<T>) -> Refill<T> {
-        Refill { items }
+    pub(super) fn of(items: &[T]) -> Refill<T> {
+        Refill { items: Room::from_slice(items) }
     }
 
     pub(super) fn as_slice(&self) -> &[T] {
@@ -151,13 +153,7 @@ impl<T: Copy> Refill<T> {
         most: usize,
         fill: impl FnOnce(Writer<'_, T>) -> Writer<'_, T>,
     ) {
-        let room = self.room_after(bound, most) / size_of::<T>();
-        if room > self.items.capacity() {
-            // Dropped first, so that the old room and the new are never held at once.
-            self.items = Vec::new();
-            self.items.reserve_exact(room);
-        }
-        self.items.clear();
+        self.items.empty_with_room(self.room_after(bound, most) / size_of::<T>());
         let writer = Writer { room: &mut self.items.spare_capacity_mut()[..bound], kept: 0 };
         let kept = fill(writer).kept;
         // SAFETY: the writer advanced `kept` only over items it had written, from the start
@@ -170,7 +166,7 @@ impl<T: Copy> Refill<T> {
     }
 
     pub(super) fn release(&mut self) {
-        self.items = Vec::new();
+        self.items.release();
     }
 }
 
@@ -180,7 +176,7 @@ mod tests {
 
     #[test]
     fn a_refill_holds_exactly_the_items_kept() {
-        let mut list = Refill::of(vec![9u64; 3]);
+        let mut list = Refill::of(&[9u64; 3]);
         list.refill(10, usize::MAX, |mut to| {
             for item in 0..10 {
                 to.push(item, item % 3 == 0);

@@ -16,6 +16,7 @@ use super::budget::{Budget, SIGNATURE_BYTES};
 use super::count::Clock;
 use super::half::Half;
 use super::key::Key;
+use super::room;
 use super::split::Split;
 use super::tail::Tails;
 
@@ -101,6 +102,7 @@ impl<'a, G: Goal> Walk<'a, G> {
         tails: &'a Tails,
         goal: G,
     ) -> Walk<'a, G> {
+        room::keep_freed(budget.lists);
         Walk {
             geometry,
             budget,

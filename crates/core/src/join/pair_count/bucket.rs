@@ -8,6 +8,7 @@
 //! interleaves runs of items so that writes to one bucket do not chain on each other.
 
 use super::key::Key;
+use crate::join::room::Room;
 use crate::simd::FastPext;
 
 /// The runs of items that [`Permutation::sort_by`] sorts in turns: at N = 21 two runs
@@ -82,7 +83,7 @@ impl Permutation {
     pub(super) fn sort<'s>(
         &self,
         items: &[u64],
-        spare: &'s mut Vec<u64>,
+        spare: &'s mut Room<u64>,
         starts: &mut Vec<usize>,
         next: &mut Vec<usize>,
     ) -> &'s [u64] {
@@ -122,7 +123,7 @@ impl Permutation {
         key_of: impl Fn(u64) -> usize,
         permute: impl Fn(u64, usize) -> u64,
         items: &[u64],
-        spare: &'s mut Vec<u64>,
+        spare: &'s mut Room<u64>,
         starts: &mut Vec<usize>,
         next: &mut Vec<usize>,
     ) -> &'s [u64] {
@@ -152,8 +153,7 @@ impl Permutation {
         }
         starts.push(written);
         if spare.len() < items.len() {
-            spare.reserve_exact(items.len() - spare.len());
-            spare.resize(items.len(), 0);
+            spare.fill(items.len(), 0);
         }
         let mut write = |slot: usize, item: u64| {
             let key = key_of(item);
@@ -218,7 +218,7 @@ fn sort_through_pext<'s>(
     pext: FastPext,
     permutation: &Permutation,
     items: &[u64],
-    spare: &'s mut Vec<u64>,
+    spare: &'s mut Room<u64>,
     starts: &mut Vec<usize>,
     next: &mut Vec<usize>,
 ) -> &'s [u64] {
@@ -259,7 +259,8 @@ mod tests {
             for (len, key) in lengths.into_iter().flat_map(|len| keys.map(|key| (len, key))) {
                 let original = bitsets(len, 12, 300, 9);
                 let (mut starts, mut next) = (Vec::new(), Vec::new());
-                let mut spare = vec![u64::MAX; 1200];
+                let mut spare = Room::new();
+                spare.fill(1200, u64::MAX);
                 permutation.build((1 << 12) - 1, &key, pext);
                 let sorted =
                     permutation.sort(&original, &mut spare, &mut starts, &mut next).to_vec();

@@ -27,6 +27,7 @@ pub(super) use self::tables::MOST_TABLE_BYTES;
 pub(super) use self::tables::Work;
 use self::tables::{Lists, NARROW_CHUNK, TableScratch};
 use self::tree::{Node, Tree};
+use super::room::Room;
 use crate::kernel::Kernel;
 use crate::simd::{Avx2, Avx512Popcnt, Bmi, FastPext};
 
@@ -42,8 +43,8 @@ pub(super) struct Scratch {
     leaves: Vec<Node>,
     runs: Vec<Range<usize>>,
     /// Both lists sorted into their buckets: at most as many bitsets as the two lists.
-    sorted_stored: Vec<u64>,
-    sorted_queries: Vec<u64>,
+    sorted_stored: Room<u64>,
+    sorted_queries: Room<u64>,
     /// Whether the counts add up their [`Work`], for a profile: a few operations a group
     /// of queries that a count does not need.
     pub(super) counts_work: bool,
@@ -59,8 +60,8 @@ impl Scratch {
 
     /// Frees the sorted lists, for a caller that needs the room.
     pub(super) fn release_sorted(&mut self) {
-        self.sorted_stored = Vec::new();
-        self.sorted_queries = Vec::new();
+        self.sorted_stored.release();
+        self.sorted_queries.release();
     }
 
     /// The bytes of everything else, which do not grow with the lists.
