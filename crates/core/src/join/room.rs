@@ -95,6 +95,7 @@ impl<T: Copy> Room<T> {
                 let offset = stretches.next_offset();
                 Some((stretches.take(layout.size() + offset)?, offset))
             })
+            .flatten()
         {
             // SAFETY: the stretch holds the list's bytes past the offset.
             self.start = unsafe { stretch.start.add(offset) }.cast();
@@ -270,11 +271,11 @@ thread_local! {
 
 /// `action` on the thread's stretches; `None` while the thread is being torn down, or on a
 /// system with no pages to keep.
-fn with_stretches<R>(action: impl FnOnce(&mut Stretches) -> Option<R>) -> Option<R> {
+fn with_stretches<R>(action: impl FnOnce(&mut Stretches) -> R) -> Option<R> {
     if !pages::KEPT {
         return None;
     }
-    STRETCHES.try_with(|stretches| action(&mut stretches.borrow_mut())).ok().flatten()
+    STRETCHES.try_with(|stretches| action(&mut stretches.borrow_mut())).ok()
 }
 
 impl Stretches {
@@ -293,8 +294,11 @@ impl Stretches {
         let bytes = bytes.checked_next_multiple_of(pages::size())?;
         let fits = self.freed.iter().enumerate().filter(|(_, freed)| freed.bytes >= bytes);
         let best = fits.min_by_key(|(_, freed)| freed.bytes).map(|(at, _)| at);
-        let largest = self.freed.iter().enumerate().max_by_key(|(_, freed)| freed.bytes);
-        let taken = match best.or(largest.map(|(at, _)| at)) {
+        let largest = || {
+            let largest = self.freed.iter().enumerate().max_by_key(|(_, freed)| freed.bytes);
+            largest.map(|(at, _)| at)
+        };
+        let taken = match best.or_else(largest) {
             Some(at) => {
                 let freed = self.freed.swap_remove(at);
                 self.freed_bytes -= freed.bytes;
@@ -319,7 +323,7 @@ impl Stretches {
 
     /// Takes back `stretch`, freed by its room, joined with the freed stretches beside it
     /// in its mapping: cut from one by [`Stretches::take`], they are one again.
-    fn give(&mut self, mut stretch: Stretch) -> Option<()> {
+    fn give(&mut self, mut stretch: Stretch) {
         self.held_bytes = self.held_bytes.saturating_sub(stretch.bytes);
         self.freed_bytes += stretch.bytes;
         while let Some(at) = self.freed.iter().position(|freed| freed.beside(&stretch)) {
@@ -329,7 +333,6 @@ impl Stretches {
         }
         self.freed.push(stretch);
         self.trim();
-        Some(())
     }
 
     /// Hands back to the system the freed pages past what the thread may keep, the smallest
@@ -368,7 +371,6 @@ pub(super) fn keep_freed(bytes: usize) {
     with_stretches(|stretches| {
         stretches.keep = bytes;
         stretches.trim();
-        Some(())
     });
 }
 
