@@ -32,4 +32,4 @@ macro_rules! engine_identity {
     };
 }
 
-engine_identity!(version 1, digest "0ea2b9fc");
+engine_identity!(version 2, digest "4bd9b479");

@@ -4,7 +4,7 @@
 
 use std::ops::{Index, IndexMut};
 
-use super::split::{Centre, canonical_centres};
+use super::half::Note;
 use super::transpose::Transposes;
 
 /// The half of the board a row puts its queen in.
@@ -122,8 +122,10 @@ pub(super) fn rising(row: usize, column: usize) -> u32 {
 /// `row + column` and `column + N - 1 - row`.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct HalfBoard {
-    /// From bit [`NORTH_COLUMNS`] on, the walk repeats the columns of the queens above an
-    /// even board's middle, which the transposes rank; the columns of a half lie below it.
+    /// From bit [`NORTH_COLUMNS`] on, the walk repeats the columns of the queens above the
+    /// board's middle, which the transposes rank, and on an odd board the column of the
+    /// middle row's queen mirrored (`x` to `N - 1 - x`) into the other half's columns, which
+    /// the rank leaves out; the columns of a half lie below it.
     pub(super) columns: u64,
     pub(super) rising: u64,
     pub(super) falling: u64,
@@ -133,7 +135,8 @@ pub(super) struct HalfBoard {
 pub(super) const NORTH_COLUMNS: u32 = 32;
 
 impl HalfBoard {
-    /// The columns of the queens above an even board's middle.
+    /// The columns of the queens above the board's middle, and the middle row's queen's
+    /// mirrored.
     pub(super) fn north_columns(&self) -> u64 {
         self.columns >> NORTH_COLUMNS
     }
@@ -150,7 +153,7 @@ impl HalfBoard {
 }
 
 /// An `n`-board cut into a west and an east half: the columns of each, the diagonals that
-/// cross the cut, and an odd board's canonical centre placements.
+/// cross the cut, and the ranks of sets of lines for the transposes.
 #[derive(Clone, Debug)]
 pub(super) struct Geometry {
     pub(super) n: usize,
@@ -158,11 +161,8 @@ pub(super) struct Geometry {
     pub(super) columns: PerSide<u64>,
     rising: Span,
     falling: Span,
-    /// The canonical centre placements of an odd board with their orbit sizes; empty when
-    /// `n` is even.
-    pub(super) centres: Vec<(Centre, u128)>,
-    /// An even board's ranks of row sets against the columns of north queens.
-    pub(super) transposes: Option<Transposes>,
+    /// The ranks of row sets against the columns of north queens.
+    pub(super) transposes: Transposes,
 }
 
 impl Geometry {
@@ -174,9 +174,20 @@ impl Geometry {
         };
         let rising = Span::across(n, rising, columns);
         let falling = Span::across(n, |r, c| (c + n - 1 - r) as u32, columns);
-        let centres = if n % 2 == 1 { canonical_centres(n) } else { Vec::new() };
-        let transposes = n.is_multiple_of(2).then(|| Transposes::new(n));
-        Geometry { n, columns, rising, falling, centres, transposes }
+        let transposes = Transposes::new(n);
+        Geometry { n, columns, rising, falling, transposes }
+    }
+
+    /// What a fill of `row` notes of its queens for the transposes' ranks.
+    pub(super) fn note(&self, row: usize) -> Note {
+        let middle = self.n / 2;
+        if row < middle {
+            Note::Column
+        } else if row == middle && !self.n.is_multiple_of(2) {
+            Note::MirroredColumn
+        } else {
+            Note::Nothing
+        }
     }
 
     /// The crossing diagonals a half-board occupies, as one word.

@@ -170,20 +170,20 @@ impl Budget {
     }
 }
 
-/// How many rows the tables should hold. More tail rows leave less to walk, but each
-/// joins more pairs of north and tail boards, and an odd board builds the tables again
-/// for every centre placement. `count N --method join --threads 1 --kernel avx2` was
-/// fastest with 5 or 6 tail rows at N = 17 and 6 at N = 19 (a shard). On even boards,
-/// since the joins of north and tail boards are written in vectors, N/2 - 1 tail rows
-/// took 0.97 of the time of N/2 - 2 at N = 18 and 0.98 at N = 20, and the same at N = 22
-/// (docs/measurements/join.md).
+/// How many rows the tables should hold: N/2 - 1, which leaves the middle row and every
+/// row above it to the walk, where the transposes' ranks note their columns. More tail
+/// rows leave less to walk, but each joins more pairs of north and tail boards. On even
+/// boards, since the joins of north and tail boards are written in vectors, N/2 - 1 tail
+/// rows took 0.97 of the time of N/2 - 2 at N = 18 and 0.98 at N = 20, and the same at
+/// N = 22; an odd board's split, whose halves are as wide as N - 1's, took 0.92 of the
+/// time of N/3 at N = 19 (docs/measurements/join.md).
 pub(super) fn most_tail_rows(n: usize) -> usize {
-    if n.is_multiple_of(2) { (n / 2).saturating_sub(1) } else { n / 3 }
+    (n / 2).saturating_sub(1)
 }
 
 /// The tail rows, at most [`most_tail_rows`], whose tables take at most `most` bytes, with
 /// the bytes they take. The tables are counted on the even board's split, whose halves are
-/// at least as wide as any odd board's and whose cells are all open.
+/// as wide as any odd board's and whose cells are all open.
 fn tail_for(geometry: &Geometry, most: usize) -> (usize, usize) {
     let n = geometry.n;
     let split = geometry.even_split();
@@ -226,7 +226,11 @@ mod tests {
                 assert!(budget.cached_splits >= 2.min(geometry.splits().len()), "N = {n}");
                 for split in geometry.splits() {
                     let tails = Tails::build(&geometry, &split, budget.tail_rows);
-                    assert!(tails.bytes() <= budget.tail_bytes, "N = {n}, {:?}", split.centre);
+                    assert!(
+                        tails.bytes() <= budget.tail_bytes,
+                        "N = {n}, {:?}",
+                        split.middle_queen
+                    );
                 }
             }
         }

@@ -124,8 +124,9 @@ impl Goal for Count<'_> {
         for side in Side::BOTH {
             let owned = walk.goal.clock.as_ref().is_some_and(|clock| clock.end_north_owned);
             let started = owned.then(Instant::now);
-            let ranks = walk.geometry.transposes.as_ref().map(|transposes| (transposes, side));
-            walk.halves[side].end_north(walk.geometry, levels[side], &walk.tails.0[side], ranks);
+            let (geometry, table) = (walk.geometry, &walk.tails.0[side]);
+            let transposes = &geometry.transposes;
+            walk.halves[side].end_north(geometry, levels[side], table, transposes, side);
             if let (Some(started), Some(clock)) = (started, &mut walk.goal.clock) {
                 clock.end_north[side] += started.elapsed();
             }
@@ -151,8 +152,8 @@ impl Goal for Count<'_> {
         weight: u128,
     ) {
         let most = walk.signatures_per_piece();
-        let rank = (walk.geometry.transposes.as_ref())
-            .map(|transposes| transposes.of_lines(walk.split.west_rows(&walk.sides)));
+        let west_rows = walk.split.west_rows(&walk.sides);
+        let rank = walk.geometry.transposes.of_lines(west_rows, walk.split.middle_queen);
         // Copied out of the walk, so that the halves can be borrowed beside it.
         let tails: &Tails = walk.tails;
         let tails = &tails.0;
@@ -225,9 +226,9 @@ impl Goal for Count<'_> {
 }
 
 impl Count<'_> {
-    /// Counts the disjoint pairs of the two halves' signatures, weighed by `weight`. On an
-    /// even board, a solution counts twice if its north queens' columns rank above the row
-    /// set's `rank`, once if with it: the pair of its half-boards' ranks is above or equal
+    /// Counts the disjoint pairs of the two halves' signatures, weighed by `weight`. A
+    /// solution counts twice if its north queens' columns rank above the row set's `rank`,
+    /// once if with it: the pair of its half-boards' ranks is above or equal
     /// to the row set's, the lesser compared first (transpose.rs). Only `slice` of the
     /// groups is counted, and the sorting of a row set's first meeting is timed apart;
     /// of a later meeting that slices share, the rest of its sorting is the other
@@ -237,7 +238,7 @@ impl Count<'_> {
         geometry: &Geometry,
         halves: &mut PerSide<Half>,
         weight: u128,
-        rank: Option<LinesRank>,
+        rank: LinesRank,
         slice: Slice,
         first_meeting: bool,
     ) {
@@ -252,11 +253,10 @@ impl Count<'_> {
         let (west_least, east_least) = (&west[w.between..], &east[e.between..]);
         let twice = [(west_least, &east[..e.above]), (&west[..w.above], east_least)];
         let twice = twice.map(|(west, east)| self.count_every(west, east, bits, slice));
-        let once = match rank {
-            Some(rank) if rank.greatest > rank.least => {
-                [(west_least, &east[e.above..e.greatest]), (&west[w.above..w.greatest], east_least)]
-            }
-            _ => [(west_least, east_least), (&[], &[])],
+        let once = if rank.greatest > rank.least {
+            [(west_least, &east[e.above..e.greatest]), (&west[w.above..w.greatest], east_least)]
+        } else {
+            [(west_least, east_least), (&[], &[])]
         };
         let once = once.map(|(west, east)| self.count_every(west, east, bits, slice));
         let (west, east) = (&west[..w.between], &east[..e.between]);
@@ -283,10 +283,7 @@ impl Count<'_> {
         }
         let sum =
             |counts: &[PairCount]| counts.iter().map(|c| u128::from(c.disjoint)).sum::<u128>();
-        let solutions = match rank {
-            Some(_) => 2 * u128::from(above.disjoint) + 2 * sum(&twice) + sum(&once),
-            None => u128::from(above.disjoint),
-        };
+        let solutions = 2 * u128::from(above.disjoint) + 2 * sum(&twice) + sum(&once);
         self.tally.total += weight * solutions;
         for count in [above].into_iter().chain(twice).chain(once) {
             self.tally.pairs_tested += u128::from(count.tested);

@@ -1,7 +1,7 @@
 //! One half of the board as the walk builds it: its boards row by row (each fill writing
 //! every free column and keeping the good ones, so that the loop has no unpredictable
 //! branch), its north boards readied for the tail, and the signatures of a row set's
-//! complete half-boards, in stretches by rank on an even board.
+//! complete half-boards, in stretches by rank.
 
 use std::ops::Range;
 
@@ -23,8 +23,8 @@ pub(super) struct Half {
     pub(super) levels: Vec<Refill<HalfBoard>>,
     /// The boards of the last north level, ready for the tail.
     pub(super) north: NorthBoards,
-    /// The signatures of the complete half-boards of the row set at hand, on an even board
-    /// in stretches by rank ([`Stretches`]).
+    /// The signatures of the complete half-boards of the row set at hand, in stretches by
+    /// rank ([`Stretches`]).
     pub(super) signatures: Refill<u64>,
     pub(super) stretches: Stretches,
     /// The runs of `north` cut by rank for the row set at hand.
@@ -34,13 +34,29 @@ pub(super) struct Half {
 /// Where a half's signatures change rank against a row set's (`least` and `greatest`, its
 /// halves' ranks): those ranking above `greatest` end at `above`, those ranking
 /// `greatest` (if above `least`) at `greatest`, those between at `between`, and the rest
-/// rank `least`. Odd boards, whose signatures are not ranked, have no rest.
+/// rank `least`.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Stretches {
     pub(super) above: usize,
     pub(super) greatest: usize,
     pub(super) between: usize,
 }
+
+/// What a fill notes of each queen it places, for the transposes' ranks
+/// ([`HalfBoard::columns`]): the column of a queen above the middle, the column of an odd
+/// board's middle row's queen mirrored, and nothing of the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Note {
+    Nothing,
+    Column,
+    MirroredColumn,
+}
+
+// `Note` as `write_extensions` takes it, a constant so that each kind of fill has its own
+// loop and the fills that note nothing carry no step for it.
+const NOTE_NOTHING: u8 = 0;
+const NOTE_COLUMN: u8 = 1;
+const NOTE_MIRRORED_COLUMN: u8 = 2;
 
 /// The row a fill places a queen in, on one half.
 #[derive(Clone, Copy)]
@@ -123,15 +139,16 @@ impl Half {
     }
 
     /// Readies the boards of `level`, the last north row, for the tail, ranked by
-    /// `ranks` on an even board.
+    /// `transposes` as the boards of `side`.
     pub(super) fn end_north(
         &mut self,
         geometry: &Geometry,
         level: usize,
         table: &TailTable,
-        ranks: Option<(&Transposes, Side)>,
+        transposes: &Transposes,
+        side: Side,
     ) {
-        self.north.fill(geometry, self.levels[level].as_slice(), table, ranks);
+        self.north.fill(geometry, self.levels[level].as_slice(), table, transposes, side);
     }
 
     /// The row a fill of `level` places in `row`, on a column of `open`.
@@ -157,8 +174,8 @@ impl Half {
     }
 
     /// Places a queen of this half's `level`-th row in `row`, on a column of `open`, on
-    /// each of the `boards` of that level, noting its column if `north` of the middle;
-    /// false if no board is left. Where `kept`, the boards the fill keeps, is counted
+    /// each of the `boards` of that level, noting what `note` says; false if no board is
+    /// left. Where `kept`, the boards the fill keeps, is counted
     /// ([`Half::extensions`]), the list's room is that many; otherwise every candidate's.
     #[expect(clippy::too_many_arguments, reason = "one fill's row, its boards and its room")]
     pub(super) fn place(
@@ -168,7 +185,7 @@ impl Half {
         boards: Range<usize>,
         row: usize,
         open: u64,
-        north: bool,
+        note: Note,
         kept: Option<usize>,
     ) -> bool {
         let next_row = self.next_row(n, level, row, open);
@@ -180,28 +197,25 @@ impl Half {
             Some(kept) => (kept + 1, kept + 1),
             None => (from.len() * next_row.free, usize::MAX),
         };
-        next[0].refill(bound, most, |to| {
-            // Two copies, so that the fills of the other rows carry no step for it.
-            if north {
-                write_extensions::<true>(from, next_row, to)
-            } else {
-                write_extensions::<false>(from, next_row, to)
-            }
+        next[0].refill(bound, most, |to| match note {
+            Note::Nothing => write_extensions::<NOTE_NOTHING>(from, next_row, to),
+            Note::Column => write_extensions::<NOTE_COLUMN>(from, next_row, to),
+            Note::MirroredColumn => write_extensions::<NOTE_MIRRORED_COLUMN>(from, next_row, to),
         });
         next[0].len() > 0
     }
 
     /// Fills the signatures with the complete half-boards of the north boards of `piece`
     /// and the tail rows `subset`, in room for at most `most` signatures unless the piece
-    /// writes more: on an even board, those of the north boards ranking at least the row set's
-    /// least `rank`, in [`Stretches`].
+    /// writes more: those of the north boards ranking at least the row set's least `rank`,
+    /// in [`Stretches`].
     pub(super) fn fill_signatures(
         &mut self,
         table: &TailTable,
         subset: usize,
         piece: &Piece,
         most: usize,
-        rank: Option<LinesRank>,
+        rank: LinesRank,
         kernel: PairKernel,
     ) {
         let north = &self.north;
@@ -211,19 +225,6 @@ impl Half {
         // kept ones before it knows whether to keep it.
         self.signatures.refill(piece.signatures + 1, most, |mut to| {
             let runs = north.runs_within(&piece.boards);
-            let Some(rank) = rank else {
-                for (free, boards) in runs {
-                    to = signatures::write(
-                        kernel,
-                        &north.boards[boards],
-                        table.group(subset, free),
-                        to,
-                    );
-                }
-                let all = to.kept();
-                stretches = Stretches { above: all, greatest: all, between: all };
-                return to;
-            };
             ranked_runs.clear();
             // A run whose group is empty writes nothing, so it is not cut.
             let joined = runs.filter(|&(free, _)| table.group(subset, free).len() > 0);
@@ -245,10 +246,10 @@ impl Half {
 }
 
 /// Writes every board of `from` with one more queen in `next.row`, on a column of the half
-/// that the board has free and that is open and not attacked by the board, its column
-/// noted again if the row is `NORTH` of an even board's middle. Every free column is
-/// written and only the good ones kept, so the loop has no unpredictable branch.
-fn write_extensions<'w, const NORTH: bool>(
+/// that the board has free and that is open and not attacked by the board, noting what
+/// `NOTE` says ([`Note`]). Every free column is written and only the good ones kept, so
+/// the loop has no unpredictable branch.
+fn write_extensions<'w, const NOTE: u8>(
     from: &[HalfBoard],
     next: NextRow,
     mut to: Writer<'w, HalfBoard>,
@@ -259,8 +260,13 @@ fn write_extensions<'w, const NORTH: bool>(
             let bit = candidates & candidates.wrapping_neg();
             candidates ^= bit;
             let mut extended = board.with_queen(bit, next.row, next.fall);
-            if NORTH {
-                extended.columns |= bit << NORTH_COLUMNS;
+            match NOTE {
+                NOTE_COLUMN => extended.columns |= bit << NORTH_COLUMNS,
+                NOTE_MIRRORED_COLUMN => {
+                    let n = next.row + next.fall + 1;
+                    extended.columns |= (bit.reverse_bits() >> (64 - n)) << NORTH_COLUMNS;
+                }
+                _ => {}
             }
             to.push(extended, open & bit != 0);
         }
@@ -288,7 +294,9 @@ mod tests {
             let free = half_columns.count_ones() as usize - queens.len();
             let next = NextRow { row, fall: n - 1 - row, columns: half_columns, open, free };
             let mut list = Refill::<HalfBoard>::default();
-            list.refill(next.free, usize::MAX, |to| write_extensions::<false>(&[board], next, to));
+            list.refill(next.free, usize::MAX, |to| {
+                write_extensions::<NOTE_NOTHING>(&[board], next, to)
+            });
             let kept: Vec<u64> =
                 list.as_slice().iter().map(|b| b.columns & !board.columns).collect();
             let expected: Vec<u64> = (0..4)
@@ -301,10 +309,21 @@ mod tests {
                 .collect();
             assert_eq!(kept, expected, "open {open:04b}");
             let mut north = Refill::<HalfBoard>::default();
-            north.refill(next.free, usize::MAX, |to| write_extensions::<true>(&[board], next, to));
+            north.refill(next.free, usize::MAX, |to| {
+                write_extensions::<NOTE_COLUMN>(&[board], next, to)
+            });
             for extended in north.as_slice() {
                 let placed = extended.columns & half_columns & !board.columns;
                 assert_eq!(extended.columns >> NORTH_COLUMNS, placed, "the north column noted");
+            }
+            let mut middle = Refill::<HalfBoard>::default();
+            middle.refill(next.free, usize::MAX, |to| {
+                write_extensions::<NOTE_MIRRORED_COLUMN>(&[board], next, to)
+            });
+            for extended in middle.as_slice() {
+                let placed = extended.columns & half_columns & !board.columns;
+                let mirrored = placed.reverse_bits() >> (64 - n);
+                assert_eq!(extended.columns >> NORTH_COLUMNS, mirrored, "the column mirrored");
             }
         }
     }
@@ -313,7 +332,7 @@ mod tests {
     fn the_bytes_held_follow_every_list() {
         let mut half = Half::new(0b1111);
         let start = half.held_bytes();
-        assert!(half.place(8, 0, 0..1, 0, 0b1111, false, None));
+        assert!(half.place(8, 0, 0..1, 0, 0b1111, Note::Nothing, None));
         let placed = half.held_bytes();
         assert!(placed > start, "{start} then {placed}");
         half.release_after(0);

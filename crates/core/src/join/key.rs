@@ -1,10 +1,10 @@
-//! A join task's key: on an odd board the centre placement, then the side of each decided
+//! A join task's key: on an odd board the row of the middle column's queen, then the side of each decided
 //! row of the split's order, and for a piece of a row set its slice. Keys are listed by
 //! depth and read back here, and a key that names no task of the board is refused.
 
 use super::board::{Geometry, Side};
 use super::pair_count::Slice;
-use super::split::{Centre, Split};
+use super::split::Split;
 
 /// How many pieces an estimate cuts a row set into, each a slice of its pair counts
 /// ([`Slice`]); a piece's key is its row set's and the slice's index.
@@ -26,21 +26,19 @@ impl Key {
 }
 
 impl Geometry {
-    /// The most rows whose half a task can decide: every row left free by the middle queens.
+    /// The most rows whose half a task can decide: every row but an odd board's middle
+    /// column's queen's.
     pub(super) fn most_decided(&self) -> usize {
-        if self.n.is_multiple_of(2) { self.n } else { self.n.saturating_sub(2) }
+        if self.n.is_multiple_of(2) { self.n } else { self.n - 1 }
     }
 
-    /// Every task of `depth` decided rows, in a fixed order: on an odd board the centre
-    /// placement's row and column, then one byte per decided row in [`Split::order`], its
+    /// Every task of `depth` decided rows, in a fixed order: on an odd board the row of the
+    /// middle column's queen, then one byte per decided row in [`Split::order`], its
     /// [`Side::key_byte`]. Prefixes that cannot lead to a counted row set are left out.
     pub(super) fn keys(&self, depth: usize) -> Vec<Vec<u8>> {
         let mut keys = Vec::new();
         for split in self.splits() {
-            let mut prefix = match split.centre {
-                Some(centre) => vec![centre.row as u8, centre.column as u8],
-                None => Vec::new(),
-            };
+            let mut prefix: Vec<u8> = split.middle_queen.map(|row| row as u8).into_iter().collect();
             let head = prefix.len();
             let mut sides = Vec::with_capacity(depth);
             each_prefix(&split, depth, &mut sides, &mut |sides| {
@@ -57,10 +55,12 @@ impl Geometry {
         let (split, decided) = if self.n.is_multiple_of(2) {
             (self.even_split(), bytes)
         } else {
-            let (&[row, column], decided) = bytes.split_first_chunk::<2>()?;
-            let centre = Centre { row: usize::from(row), column: usize::from(column) };
-            let &(_, weight) = self.centres.iter().find(|(c, _)| *c == centre)?;
-            (self.odd_split(centre, weight), decided)
+            let (&row, decided) = bytes.split_first()?;
+            let row = usize::from(row);
+            if row > self.n / 2 {
+                return None;
+            }
+            (self.odd_split(row), decided)
         };
         let (decided, piece) = decided.split_at(decided.len().min(split.order.len()));
         let decided: Vec<Side> =
@@ -77,7 +77,7 @@ impl Geometry {
 }
 
 /// Calls `found` with every choice of sides for the first `depth` rows of the order that
-/// respects the halves' quotas and the even board's first row, and that can still lead to
+/// respects the halves' quotas and the first row's half, and that can still lead to
 /// a counted row set.
 fn each_prefix(split: &Split, depth: usize, sides: &mut Vec<Side>, found: &mut dyn FnMut(&[Side])) {
     // Past a quota, or a prefix whose every row set another of its orbit stands for.
@@ -106,8 +106,9 @@ mod tests {
         assert!(even.key(&[0; 9]).is_none());
         assert!(even.key(&[0]).is_none(), "an even board's row 0 stands west");
         let odd = Geometry::new(9);
-        assert!(odd.key(&[4]).is_none());
-        assert!(odd.key(&[4, 5]).is_none(), "not a centre placement a solution can hold");
-        assert!(odd.key(&[0, 0]).is_none(), "attacking middle queens");
+        assert!(odd.key(&[]).is_none(), "no row for the middle column's queen");
+        assert!(odd.key(&[5]).is_none(), "the mirrored split stands for rows past the middle");
+        assert!(odd.key(&[0, 0]).is_none(), "the first row of the order stands west");
+        assert!(odd.key(&[4, 1]).is_some());
     }
 }

@@ -12,9 +12,9 @@
 //! with the ANDs of every combination of a few diagonals tabulated, so that one table lookup
 //! per chunk of a query's signature and a popcount test 64 (or 512) pairs at once.
 //!
-//! An odd board first places the queens of the middle row and the middle column (one queen
-//! if it is the centre); the remaining rows then split between the two halves as above,
-//! with those queens' diagonals forbidden to both.
+//! An odd board first places the middle column's queen, which is in neither half; the
+//! remaining rows, the middle row among them, then split between the two halves as above,
+//! with that queen's diagonals forbidden to both.
 //!
 //! The half-boards of a row set are built in two parts, like quadrants: the walk places
 //! the queens of the first rows (the north) row by row, sharing the work between row sets
@@ -23,12 +23,12 @@
 //! split.
 //!
 //! Symmetry: reflecting the board north-south maps `R` to its mirror image and reflecting it
-//! east-west maps `R` to its complement, so an even board counts one `R` of each such orbit,
-//! weighed by the orbit's size. The transpose maps `R` to the columns of the north queens:
-//! a solution counts twice, once or not at all as those rank above, with or below `R`
-//! ([`transpose`]), which each half-board decides alone. On an odd board the eight
-//! symmetries map the middle row and column onto themselves, so only one placement of
-//! their queens per orbit is counted.
+//! east-west maps `R` to its complement, so one `R` of each such orbit is counted, weighed
+//! by the orbit's size; on an odd board north-south also moves the middle column's queen
+//! to the mirrored row, so only its rows up to the middle are split. The transpose maps
+//! `R` to the columns of the north queens: a solution counts twice, once or not at all as
+//! those rank above, with or below `R` ([`transpose`]), which each half-board decides
+//! alone.
 //!
 //! This file ties the parts into the [`Engine`]; each module's own docs say which part it
 //! holds.
@@ -201,7 +201,8 @@ impl Join {
 
     /// The tail tables of `split`, from the cache.
     fn tails_of(&self, split: &Split) -> Arc<Tails> {
-        self.tails.get(split.centre, || Tails::build(&self.geometry, split, self.budget.tail_rows))
+        self.tails
+            .get(split.middle_queen, || Tails::build(&self.geometry, split, self.budget.tail_rows))
     }
 
     /// The bytes one worker holds while it counts a row set with many half-boards: the one
@@ -212,7 +213,7 @@ impl Join {
     /// not build them a second time while its other threads wait.
     fn probe_bytes(&self, limit: usize) -> usize {
         let mut split = self.geometry.first_split();
-        split.reflect = false;
+        split.mirrors = false;
         let mut rows = split.order.clone();
         rows.sort_unstable();
         let west: Vec<u8> = rows.iter().step_by(2).take(split.quota().west).copied().collect();

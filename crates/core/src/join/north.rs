@@ -1,6 +1,6 @@
 //! A half's boards at the end of the north rows, sorted for the join with the tail: by a
-//! counting sort into runs that leave the same columns free (on an even board, each run
-//! from the highest rank down), cut by rank against a row set with binary searches that
+//! counting sort into runs that leave the same columns free, each run from the highest
+//! rank down, cut by rank against a row set with binary searches that
 //! go in step, and into pieces whose joins fit the budget.
 
 use std::ops::Range;
@@ -26,7 +26,7 @@ pub(super) struct NorthBoards {
     /// The columns each run leaves free (relative to the half's lowest), and the run.
     pub(super) runs: Vec<(usize, Range<usize>)>,
     counts: Vec<usize>,
-    /// On an even board, each board's rank.
+    /// Each board's rank.
     ranks: Room<Rank>,
     /// The boards' indices from the highest rank down, the order in which they are sorted
     /// into their runs.
@@ -117,7 +117,8 @@ impl NorthBoards {
         geometry: &Geometry,
         boards: &[HalfBoard],
         table: &TailTable,
-        ranks: Option<(&Transposes, Side)>,
+        transposes: &Transposes,
+        side: Side,
     ) {
         self.counts.clear();
         self.counts.resize(table.masks + 1, 0);
@@ -125,25 +126,14 @@ impl NorthBoards {
         self.rank_starts.clear();
         // One pass over the boards counts both sorts' keys: the list is larger than the
         // caches, and each pass over it reads it from memory again.
-        match ranks {
-            None => {
-                for board in boards {
-                    self.counts[table.free_columns(board) + 1] += 1;
-                }
-            }
-            Some((transposes, side)) => {
-                self.rank_starts.resize(transposes.ranks(), 0);
-                self.ranks.empty_with_room(boards.len());
-                for board in boards {
-                    self.counts[table.free_columns(board) + 1] += 1;
-                    let rank = match side {
-                        Side::West => transposes.of_near(board.north_columns()),
-                        Side::East => transposes.of_far(board.north_columns()),
-                    };
-                    self.ranks.push(rank);
-                    self.rank_starts[from_highest(transposes, rank)] += 1;
-                }
-            }
+        self.rank_starts.resize(transposes.ranks(), 0);
+        self.ranks.empty_with_room(boards.len());
+        let west = side == Side::West;
+        for board in boards {
+            self.counts[table.free_columns(board) + 1] += 1;
+            let rank = transposes.of_board(west, board.north_columns());
+            self.ranks.push(rank);
+            self.rank_starts[from_highest(transposes, rank)] += 1;
         }
         self.runs.clear();
         for free in 0..table.masks {
@@ -154,12 +144,6 @@ impl NorthBoards {
             self.counts[free + 1] = start + len;
         }
         self.boards.fill(boards.len(), TailBoard::default());
-        let Some((transposes, _)) = ranks else {
-            for board in boards {
-                self.sort_into_run(geometry, table, board, 0);
-            }
-            return;
-        };
         // Highest rank first in each run, so that a row set's boards of each rank are one
         // stretch: the boards are counted by rank and taken from the highest down, and
         // each run keeps the order its boards come in. Sorting each run apart took 4% of
@@ -223,7 +207,7 @@ impl NorthBoards {
 
 /// Cuts the north boards into pieces whose joins with the tail rows `subset` write at most
 /// `most` signatures each (or one north board, if that alone writes more), for a row set
-/// ranked `rank` on an even board. Where every tail board each north board is joined with
+/// ranked `rank`. Where every tail board each north board is joined with
 /// fits, that bound is one piece. Otherwise the signatures are counted before they are
 /// written, so that a piece is cut where its signatures, not its tests, fill the room:
 /// from N = 24 most tests fail (at N = 26 one half of a row set tested 65 million pairs of
@@ -235,7 +219,7 @@ pub(super) fn pieces(
     table: &TailTable,
     subset: usize,
     most: usize,
-    rank: Option<LinesRank>,
+    rank: LinesRank,
     kernel: PairKernel,
 ) -> Vec<Piece> {
     let joined = || {
@@ -254,10 +238,7 @@ pub(super) fn pieces(
     let mut pieces = Vec::new();
     let (mut start, mut written) = (0, 0);
     for (group, free, run) in joined() {
-        let read = match rank {
-            Some(rank) => RankedRun::of(north, free, run, rank).read(),
-            None => run,
-        };
+        let read = RankedRun::of(north, free, run, rank).read();
         let whole = signatures::count(kernel, &north.boards[read.clone()], group);
         if written + whole <= most {
             written += whole;

@@ -1,7 +1,7 @@
 //! The splits a board's tasks work in: the rows still free, in the order their halves are
-//! decided, and the cells the fixed queens leave open; an even board's one split, counting
-//! one row set per orbit of the two reflections, or an odd board's one per canonical
-//! placement of its middle row's and middle column's queens, weighed by its orbit.
+//! decided, and the cells the fixed queens leave open; an even board's one split, or an
+//! odd board's one per row of its middle column's queen up to the middle, counting one row
+//! set per orbit of the two reflections.
 
 use super::board::{Geometry, PerSide, Side};
 
@@ -10,15 +10,6 @@ pub(super) const NAME: &str = "join";
 
 /// The largest board the join handles: row sets are `u32`s and signatures `u64`s.
 pub(crate) const MAX_JOIN_N: usize = 32;
-
-/// One placement of the middle row's and middle column's queens on an odd board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) struct Centre {
-    /// The row of the middle column's queen.
-    pub(super) row: usize,
-    /// The column of the middle row's queen.
-    pub(super) column: usize,
-}
 
 /// A board split for the join: the rows still free, in the order their halves are decided,
 /// the columns of each half, and the cells the fixed queens leave open.
@@ -31,13 +22,15 @@ pub(super) struct Split {
     pub(super) columns: PerSide<u64>,
     /// Per row, the columns no fixed queen attacks.
     pub(super) open: [u64; MAX_JOIN_N],
-    /// Even boards count one row set per orbit of the two reflections (see
-    /// [`orbit_weight`]); odd boards count every row set of a canonical centre placement,
-    /// weighed by its orbit.
-    pub(super) reflect: bool,
+    /// Whether the north-south reflection maps the split onto itself (an even board's, and
+    /// an odd board's with its middle queen at the centre): its row sets then pair with
+    /// their mirror images, and one row set of each orbit counts ([`orbit_weight`]).
+    /// Otherwise every row set that puts the first row of the order west counts `weight`
+    /// times: its complement, and the mirror images of both in the mirrored split.
+    pub(super) mirrors: bool,
     pub(super) weight: u128,
-    /// The odd board's centre placement, which names the split.
-    pub(super) centre: Option<Centre>,
+    /// On an odd board, the row of the middle column's queen, which names the split.
+    pub(super) middle_queen: Option<usize>,
 }
 
 impl Split {
@@ -46,26 +39,26 @@ impl Split {
         self.columns.map(|_, columns| columns.count_ones() as usize)
     }
 
-    /// Whether the row at `position` of the order may go to `side`: an even board counts
-    /// only the row sets that put row 0 west, since the east-west reflection pairs each
-    /// row set with its complement.
+    /// Whether the row at `position` of the order may go to `side`: only the row sets that
+    /// put the first row west count, since the east-west reflection pairs each row set with
+    /// its complement.
     pub(super) fn allows(&self, position: usize, side: Side) -> bool {
-        !(self.reflect && position == 0 && side == Side::East)
+        !(position == 0 && side == Side::East)
     }
 
     /// The weight of the complete row set that `sides`, in the order, choose: the size
     /// of its orbit, or `None` if another member of the orbit is the one counted.
     pub(super) fn weight_of(&self, sides: &[Side]) -> Option<u128> {
-        if self.reflect {
-            orbit_weight(self.order.len(), self.west_rows(sides))
+        if self.mirrors {
+            orbit_weight(self.rows(), self.west_rows(sides))
         } else {
             Some(self.weight)
         }
     }
 
     /// Whether some choice of sides for the rest of the order, within the halves' quotas,
-    /// completes `sides` (as the split allows them) to a counted row set. Only an even
-    /// board's last rows can leave none: while half its rows are still free, the free rows
+    /// completes `sides` (as the split allows them) to a counted row set. Only a mirrored
+    /// split's last rows can leave none: while half its rows are still free, the free rows
     /// at both ends can mirror the decided ones (or their complement), which makes the row
     /// set no greater than its image, so only shorter rests are searched.
     pub(super) fn completes(&self, sides: &[Side]) -> bool {
@@ -82,7 +75,7 @@ impl Split {
         if sides.len() == self.order.len() {
             return self.weight_of(sides).is_some();
         }
-        if !self.reflect || 2 * (self.order.len() - sides.len()) >= self.order.len() {
+        if !self.mirrors || 2 * (self.order.len() - sides.len()) >= self.order.len() {
             return true;
         }
         Side::BOTH.into_iter().any(|side| {
@@ -97,7 +90,7 @@ impl Split {
     /// follow `sides` (as the split allows them): the row sets below it, counted or not.
     pub(super) fn completions(&self, sides: &[Side]) -> f64 {
         match sides.first() {
-            None if self.reflect => return self.completions(&[Side::West]),
+            None => return self.completions(&[Side::West]),
             Some(&side) if !self.allows(0, side) => return 0.0,
             _ => {}
         }
@@ -112,6 +105,11 @@ impl Split {
         (0..west_left).fold(1.0, |ways, k| ways * (free - k) as f64 / (k + 1) as f64)
     }
 
+    /// The free rows, as bits.
+    fn rows(&self) -> u64 {
+        self.order.iter().fold(0, |rows, &row| rows | 1 << row)
+    }
+
     /// The rows that `sides`, in the order, put west.
     pub(super) fn west_rows(&self, sides: &[Side]) -> u64 {
         (self.order.iter().zip(sides))
@@ -123,24 +121,21 @@ impl Split {
 impl Geometry {
     /// How many splits the board's tasks work in, without building them.
     pub(super) fn split_count(&self) -> usize {
-        self.centres.len().max(1)
+        if self.n.is_multiple_of(2) { 1 } else { self.n / 2 + 1 }
     }
 
     /// The first split of [`Geometry::splits`], without building the others.
     pub(super) fn first_split(&self) -> Split {
-        match self.centres.first() {
-            Some(&(centre, weight)) => self.odd_split(centre, weight),
-            None => self.even_split(),
-        }
+        if self.n.is_multiple_of(2) { self.even_split() } else { self.odd_split(0) }
     }
 
-    /// Every split the board's tasks work in: the even board's one, or one per canonical
-    /// centre placement.
+    /// Every split the board's tasks work in: the even board's one, or one per row of the
+    /// middle column's queen up to the middle.
     pub(super) fn splits(&self) -> Vec<Split> {
         if self.n.is_multiple_of(2) {
             vec![self.even_split()]
         } else {
-            self.centres.iter().map(|&(centre, weight)| self.odd_split(centre, weight)).collect()
+            (0..=self.n / 2).map(|row| self.odd_split(row)).collect()
         }
     }
 
@@ -149,48 +144,52 @@ impl Geometry {
             order: (0..self.n as u8).collect(),
             columns: self.columns,
             open: [(1u64 << self.n) - 1; MAX_JOIN_N],
-            reflect: true,
+            mirrors: true,
             weight: 1,
-            centre: None,
+            middle_queen: None,
         }
     }
 
-    pub(super) fn odd_split(&self, centre: Centre, weight: u128) -> Split {
+    /// The split of an odd board whose middle column holds its queen in `row`, at most the
+    /// middle row: the north-south reflection maps it onto the split of row `N - 1 - row`,
+    /// which is therefore not counted, and the row sets of this one count for both. The
+    /// middle row's queen is one of the others, in either half.
+    pub(super) fn odd_split(&self, row: usize) -> Split {
         let n = self.n;
         let middle = n / 2;
-        let fixed = [(centre.row, middle), (middle, centre.column)];
         let mut open = [0u64; MAX_JOIN_N];
-        for (row, open) in open.iter_mut().enumerate().take(n) {
+        for (r, open) in open.iter_mut().enumerate().take(n) {
             for column in 0..n {
-                let attacked = fixed.iter().any(|&(r, c)| {
-                    r == row || c == column || r.abs_diff(row) == c.abs_diff(column)
-                });
+                let attacked =
+                    r == row || column == middle || r.abs_diff(row) == column.abs_diff(middle);
                 if !attacked {
                     *open |= 1 << column;
                 }
             }
         }
+        // N = 1 has no row but the centre's: one empty row set, its own orbit.
+        let centre = row == middle;
         Split {
-            order: (0..n).filter(|&r| r != centre.row && r != middle).map(|r| r as u8).collect(),
-            columns: self.columns.map(|_, columns| columns & !(1u64 << centre.column)),
+            order: (0..n).filter(|&r| r != row).map(|r| r as u8).collect(),
+            columns: self.columns,
             open,
-            reflect: false,
-            weight,
-            centre: Some(centre),
+            mirrors: centre && n > 1,
+            weight: if centre { 1 } else { 4 },
+            middle_queen: Some(row),
         }
     }
 }
 
-/// The weight of an even board's row set `west_rows` (it holds row 0) among the four
-/// reflections, or `None` if another member of its orbit is the one counted. Reflecting
-/// the board north-south maps a row set to its mirror image, east-west to its complement.
-/// Of the orbit, exactly the row set and one image under the north-south mirror (the
-/// mirror itself or its complement) hold row 0; the smaller of the two counts for the
-/// whole orbit.
-fn orbit_weight(n: usize, west_rows: u64) -> Option<u128> {
-    let mirror = west_rows.reverse_bits() >> (64 - n);
-    let all = u64::MAX >> (64 - n);
-    let image = if mirror & 1 == 1 { mirror } else { all & !mirror };
+/// The weight of a mirrored split's row set `west_rows` (it holds row 0) of the free rows
+/// `rows` among the four reflections, or `None` if another member of the orbit is the one
+/// counted. Reflecting the board north-south maps a row set to its mirror image, east-west
+/// to its complement among the free rows. Of the orbit, exactly the row set and one image
+/// under the north-south mirror (the mirror itself or its complement) hold row 0; the
+/// smaller of the two counts for the whole orbit.
+fn orbit_weight(rows: u64, west_rows: u64) -> Option<u128> {
+    // The free rows of a mirrored split lie evenly about the middle, from row 0 to the last.
+    let mirror = west_rows.reverse_bits() >> rows.leading_zeros();
+    let image = if mirror & 1 == 1 { mirror } else { rows & !mirror };
     match west_rows.cmp(&image) {
         std::cmp::Ordering::Less => Some(4),
         std::cmp::Ordering::Equal => Some(2),
@@ -198,56 +197,9 @@ fn orbit_weight(n: usize, west_rows: u64) -> Option<u128> {
     }
 }
 
-/// Every placement of the middle column's queen (row) and the middle row's queen (column)
-/// that a solution can hold, one per orbit under the board's symmetries, with the orbit's
-/// size. The symmetries map the middle row and column onto themselves, so they act on these
-/// placements by reflecting either coordinate and by swapping the two.
-pub(super) fn canonical_centres(n: usize) -> Vec<(Centre, u128)> {
-    let middle = n / 2;
-    let mut centres = Vec::new();
-    for row in 0..n {
-        for column in 0..n {
-            if (row == middle) != (column == middle) {
-                continue;
-            }
-            if row != middle && row.abs_diff(middle) == column.abs_diff(middle) {
-                continue;
-            }
-            let mut orbit = Vec::with_capacity(8);
-            for (a, b) in [(row, column), (column, row)] {
-                for a in [a, n - 1 - a] {
-                    for b in [b, n - 1 - b] {
-                        if !orbit.contains(&(a, b)) {
-                            orbit.push((a, b));
-                        }
-                    }
-                }
-            }
-            if orbit.iter().all(|&other| (row, column) <= other) {
-                centres.push((Centre { row, column }, orbit.len() as u128));
-            }
-        }
-    }
-    centres
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn centre_orbits_cover_every_centre_placement_once() {
-        for n in [5, 7, 9, 11] {
-            let weights: u128 = canonical_centres(n).iter().map(|&(_, w)| w).sum();
-            let middle = n / 2;
-            let all = (0..n)
-                .flat_map(|r| (0..n).map(move |c| (r, c)))
-                .filter(|&(r, c)| (r == middle) == (c == middle))
-                .filter(|&(r, c)| r == middle || r.abs_diff(middle) != c.abs_diff(middle))
-                .count();
-            assert_eq!(weights, all as u128, "N = {n}");
-        }
-    }
 
     #[test]
     fn the_first_split_and_the_count_agree_with_the_list() {
@@ -255,7 +207,7 @@ mod tests {
             let geometry = Geometry::new(n);
             let splits = geometry.splits();
             assert_eq!(geometry.split_count(), splits.len(), "N = {n}");
-            assert_eq!(geometry.first_split().centre, splits[0].centre, "N = {n}");
+            assert_eq!(geometry.first_split().middle_queen, splits[0].middle_queen, "N = {n}");
         }
     }
 

@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use super::board::{Geometry, HalfBoard, PerSide, Span, diagonals_of, rising};
-use super::split::{Centre, Split};
+use super::split::Split;
 use super::transpose::Rank;
 
 /// A placement of some tail rows on one half, or a north board readied to meet them: its
@@ -252,7 +252,7 @@ pub(super) struct TailCache {
 /// One split's tables in the cache, built by the first thread that asks for them.
 #[derive(Debug)]
 struct Slot {
-    centre: Option<Centre>,
+    middle_queen: Option<usize>,
     tails: Arc<OnceLock<Arc<Tails>>>,
 }
 
@@ -262,17 +262,22 @@ impl TailCache {
         TailCache { slots: slots.max(1), held: Mutex::default() }
     }
 
-    /// The tables of the split of `centre`, built with `build` unless held.
-    pub(super) fn get(&self, centre: Option<Centre>, build: impl FnOnce() -> Tails) -> Arc<Tails> {
+    /// The tables of the split of `middle_queen` ([`Split::middle_queen`]), built with
+    /// `build` unless held.
+    pub(super) fn get(
+        &self,
+        middle_queen: Option<usize>,
+        build: impl FnOnce() -> Tails,
+    ) -> Arc<Tails> {
         let tails = {
             let mut held = self.lock();
-            let slot = match held.iter().position(|slot| slot.centre == centre) {
+            let slot = match held.iter().position(|slot| slot.middle_queen == middle_queen) {
                 Some(at) => held.remove(at),
                 None => {
                     if held.len() == self.slots {
                         held.remove(0);
                     }
-                    Slot { centre, tails: Arc::default() }
+                    Slot { middle_queen, tails: Arc::default() }
                 }
             };
             let tails = Arc::clone(&slot.tails);
@@ -299,7 +304,7 @@ mod tests {
         let cache = TailCache::new(2);
         let builds = std::cell::Cell::new(0);
         let fetch = |split: &Split| {
-            cache.get(split.centre, || {
+            cache.get(split.middle_queen, || {
                 builds.set(builds.get() + 1);
                 Tails::build(&geometry, split, 2)
             });

@@ -1,49 +1,51 @@
 //! The join against backtracking and against itself: every row set, pieces, slices and
 //! budgets.
 
-use nqueens_test_support::{
-    count_solutions_within, row_set_weight, transposed_weight, weigh_solutions_within,
-};
+use nqueens_test_support::{row_set_weight, transposed_weight, weigh_solutions_within};
 
-use super::split::{Centre, canonical_centres};
 use super::*;
 use crate::engine::DEFAULT_MEMORY_PER_THREAD;
 
-/// The columns a key allows each row: the half it puts the row in, or the column of a
-/// middle queen it fixes.
+/// The columns a key allows each row: the half it puts the row in, or the middle column
+/// for the row of the middle column's queen.
 fn allowed_columns(n: usize, key: &[u8]) -> Vec<u64> {
     let half = n / 2;
     let west = (1u64 << half) - 1;
     let east = ((1u64 << n) - 1) & !((1u64 << (n - half)) - 1);
-    // A row the key leaves undecided (the centre placement frees one more row) may
-    // take either half.
+    // A row the key leaves undecided may take either half.
     let mut allowed = vec![west | east; n];
-    let (order, decided): (Vec<usize>, &[u8]) = if n.is_multiple_of(2) {
-        ((0..n).collect(), key)
-    } else {
-        let (row, column) = (usize::from(key[0]), usize::from(key[1]));
+    let (order, decided) = order_and_sides(n, key);
+    if let Some(row) = middle_queen(n, key) {
         allowed[row] = 1 << half;
-        allowed[half] = 1 << column;
-        ((0..n).filter(|&r| r != row && r != half).collect(), &key[2..])
-    };
+    }
     for (&row, &goes_west) in order.iter().zip(decided) {
         allowed[row] = if goes_west == 1 { west } else { east };
     }
     allowed
 }
 
-/// How many row sets (or centre placements) a complete key stands for: the size of
-/// its orbit under the reflections, worked out from the sets themselves, or 0 if
-/// another member of the orbit is the one counted (the least of those with row 0
-/// west).
-fn weight(n: usize, key: &[u8]) -> u128 {
-    if !n.is_multiple_of(2) {
-        let centre = Centre { row: usize::from(key[0]), column: usize::from(key[1]) };
-        return canonical_centres(n).iter().find(|(c, _)| *c == centre).unwrap().1;
+/// The row of the middle column's queen that an odd board's key names.
+fn middle_queen(n: usize, key: &[u8]) -> Option<usize> {
+    (!n.is_multiple_of(2)).then(|| usize::from(key[0]))
+}
+
+/// The rows a key's sides are for, in order, and its sides' bytes.
+fn order_and_sides(n: usize, key: &[u8]) -> (Vec<usize>, &[u8]) {
+    match middle_queen(n, key) {
+        Some(row) => ((0..n).filter(|&r| r != row).collect(), &key[1..]),
+        None => ((0..n).collect(), key),
     }
-    let set: u32 =
-        key.iter().enumerate().filter(|&(_, &west)| west == 1).fold(0, |s, (r, _)| s | 1 << r);
-    row_set_weight(n, set)
+}
+
+/// How many row sets a complete key stands for: the size of its orbit under the
+/// reflections, worked out from the sets themselves, or 0 if another member of the orbit
+/// is the one counted.
+fn weight(n: usize, key: &[u8]) -> u128 {
+    let (order, sides) = order_and_sides(n, key);
+    let set: u32 = (order.iter().zip(sides))
+        .filter(|&(_, &west)| west == 1)
+        .fold(0, |set, (&row, _)| set | 1 << row);
+    row_set_weight(n, middle_queen(n, key), set)
 }
 
 #[test]
@@ -54,11 +56,7 @@ fn every_row_set_agrees_with_backtracking() {
         for key in join.geometry.keys(join.geometry.most_decided()) {
             let counted = join.solve_key(&key).unwrap().total;
             let allowed = allowed_columns(n, &key);
-            let found = if n.is_multiple_of(2) {
-                weigh_solutions_within(&allowed, transposed_weight)
-            } else {
-                count_solutions_within(&allowed)
-            };
+            let found = weigh_solutions_within(&allowed, transposed_weight);
             assert_eq!(counted, weight(n, &key) * found, "N = {n}, key {key:?}");
             total += counted;
         }
@@ -96,7 +94,7 @@ fn pieces_partition_a_task_and_charge_its_work() {
             let total: u128 =
                 finest.iter().map(|leaf| join.solve(leaf, false).unwrap().total).sum();
             assert_eq!(total, join.solve(&task, false).unwrap().total, "N = {n}, {task:?}");
-            let head = if n.is_multiple_of(2) { 0 } else { 2 };
+            let head = if n.is_multiple_of(2) { 0 } else { 1 };
             for leaf in &finest {
                 for charge in join.measure(leaf).unwrap() {
                     assert!((head + 1..=leaf.key().len()).contains(&charge.owner), "N = {n}");
@@ -222,7 +220,7 @@ fn the_count_uses_the_tail_tables_the_probe_built() {
     let join = Join::new(12, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
     join.bytes_per_thread(u64::MAX).unwrap();
     let split = join.geometry.first_split();
-    let probed = join.tails.get(split.centre, || panic!("the probe left no tables"));
+    let probed = join.tails.get(split.middle_queen, || panic!("the probe left no tables"));
     assert!(Arc::ptr_eq(&probed, &join.tails_of(&split)));
 }
 
@@ -234,7 +232,7 @@ fn tasks_of_the_splits_the_cache_holds_build_no_tables() {
     assert!(held.len() >= 2, "two threads in neighbouring splits share the cache");
     let first: Vec<_> = held.iter().map(|split| join.tails_of(split)).collect();
     for (split, tails) in held.iter().zip(&first).rev() {
-        assert!(Arc::ptr_eq(tails, &join.tails_of(split)), "{:?} rebuilt", split.centre);
+        assert!(Arc::ptr_eq(tails, &join.tails_of(split)), "{:?} rebuilt", split.middle_queen);
     }
 }
 

@@ -147,7 +147,7 @@ impl<'a, G: Goal> Walk<'a, G> {
             return;
         }
         let row = usize::from(self.split.order[position]);
-        let north = self.geometry.transposes.is_some() && row < self.geometry.n / 2;
+        let note = self.geometry.note(row);
         for side in self.sides_at(position) {
             let level = levels[side];
             if level == self.halves[side].quota {
@@ -164,7 +164,7 @@ impl<'a, G: Goal> Walk<'a, G> {
                 let timed = self.goal.clock().is_some_and(|clock| prefix || clock.whole);
                 let started = timed.then(Instant::now);
                 let n = self.geometry.n;
-                let placed = self.halves[side].place(n, level, piece, row, open, north, kept);
+                let placed = self.halves[side].place(n, level, piece, row, open, note, kept);
                 if let (Some(started), Some(clock)) = (started, self.goal.clock()) {
                     clock.north.resize(clock.north.len().max(position + 1), PerSide::default());
                     clock.north[position][side] += started.elapsed();
