@@ -34,12 +34,10 @@ pub(super) const SCRATCH_BYTES: u64 = 1 << 20;
 /// (docs/measurements/join.md).
 const TAIL_TABLES_SHARE: usize = 2;
 
-/// The splits whose tables the tail cache holds at most, when the board has that many: a
+/// The splits whose tables the tail cache holds at least, when the board has that many: a
 /// count serves a random sample of its tasks first, an estimate only samples, and two
-/// threads in neighbouring splits of the key order must not evict each other. Holding
-/// every split of an odd board, as tried, saved no time at N = 21 (`estimate 21` and the
-/// first minute of `count 21`, docs/measurements/memory.md) and made the memory counted per
-/// thread tenfold.
+/// threads in neighbouring splits of the key order must not evict each other. An odd
+/// board's cache holds every split where that costs no tail row ([`Budget::new`]).
 const CACHED_SPLITS: usize = 3;
 
 /// The copies of one split's tail tables a thread counts: the cache's, in full for every
@@ -49,7 +47,7 @@ const CACHED_SPLITS: usize = 3;
 /// of found boards that took as much again, held N = 26 to 7 tail rows at the default
 /// budget, where 8 took 0.64 of the time of its checked tasks (docs/measurements/join.md).
 fn counted_copies(cached_splits: usize, splits: usize) -> usize {
-    if splits == 1 { 1 } else { cached_splits + 1 }
+    if cached_splits >= splits { splits } else { cached_splits + 1 }
 }
 
 /// The bytes a complete half-board's signature may take: once in its half's list, and
@@ -84,9 +82,21 @@ impl Budget {
             });
         }
         let room = usize::try_from(memory_per_thread - SCRATCH_BYTES).unwrap_or(usize::MAX);
-        let cached_splits = CACHED_SPLITS.min(geometry.split_count());
-        let copies = counted_copies(cached_splits, geometry.split_count());
-        let (tail_rows, tail_bytes) = tail_for(geometry, room / TAIL_TABLES_SHARE / copies);
+        // Every split of an odd board where its tables then hold as many rows as with
+        // three: an estimate samples its tasks in any order, and with three of N = 21's
+        // 11 splits held it rebuilt tables through most of its sample, beside the tasks
+        // it timed, and predicted 1.27 times the count; with all held (and a tail row
+        // fewer) 1.04, and the count took as long. A row fewer at N = 25 made its checked
+        // row sets 1.17 times dearer, so a row is not given up (docs/measurements/join.md).
+        let splits = geometry.split_count();
+        let tail_with = |cached| {
+            let copies = counted_copies(cached, splits);
+            (cached, copies, tail_for(geometry, room / TAIL_TABLES_SHARE / copies))
+        };
+        let few = tail_with(CACHED_SPLITS.min(splits));
+        let every = tail_with(splits);
+        let (cached_splits, copies, (tail_rows, tail_bytes)) =
+            if every.2.0 >= few.2.0 { every } else { few };
         let mut budget =
             Budget { lists: 0, tail_rows, tail_bytes, cached_splits, tail_copies: copies };
         budget.lists = room - budget.tail_table_bytes();
