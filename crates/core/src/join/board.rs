@@ -124,8 +124,9 @@ pub(super) fn rising(row: usize, column: usize) -> u32 {
 pub(super) struct HalfBoard {
     /// From bit [`NORTH_COLUMNS`] on, the walk repeats the columns of the queens above the
     /// board's middle, which the transposes rank, and on an odd board the column of the
-    /// middle row's queen mirrored (`x` to `N - 1 - x`) into the other half's columns, which
-    /// the rank leaves out; the columns of a half lie below it.
+    /// middle row's queen, which the rank leaves out, mirrored (`x` to `N - 1 - x`) into the
+    /// other half's columns: there it meets none of the board's own, and the rank reads it
+    /// mirrored back as a line of the board's half. The columns of a half lie below it.
     pub(super) columns: u64,
     pub(super) rising: u64,
     pub(super) falling: u64,

@@ -42,8 +42,9 @@ const CACHED_SPLITS: usize = 3;
 
 /// The copies of one split's tail tables a thread counts: the cache's, in full for every
 /// thread though they share it, and one more for a split built while the cache is full,
-/// whose tables are written in place (tail.rs). An even board has one split, built once
-/// and never evicted, so its one copy is all: counting a building beside it, and the list
+/// whose tables are written in place (tail.rs). A cache that holds every split (an even
+/// board's one, or all of an odd board's) never evicts one, so it never builds a copy
+/// beside the ones it holds: on an even board, counting a building beside it, and the list
 /// of found boards that took as much again, held N = 26 to 7 tail rows at the default
 /// budget, where 8 took 0.64 of the time of its checked tasks (docs/measurements/join.md).
 fn counted_copies(cached_splits: usize, splits: usize) -> usize {

@@ -46,17 +46,12 @@ pub(super) struct Stretches {
 /// ([`HalfBoard::columns`]): the column of a queen above the middle, the column of an odd
 /// board's middle row's queen mirrored, and nothing of the rest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(super) enum Note {
     Nothing,
     Column,
     MirroredColumn,
 }
-
-// `Note` as `write_extensions` takes it, a constant so that each kind of fill has its own
-// loop and the fills that note nothing carry no step for it.
-const NOTE_NOTHING: u8 = 0;
-const NOTE_COLUMN: u8 = 1;
-const NOTE_MIRRORED_COLUMN: u8 = 2;
 
 /// The row a fill places a queen in, on one half.
 #[derive(Clone, Copy)]
@@ -198,9 +193,11 @@ impl Half {
             None => (from.len() * next_row.free, usize::MAX),
         };
         next[0].refill(bound, most, |to| match note {
-            Note::Nothing => write_extensions::<NOTE_NOTHING>(from, next_row, to),
-            Note::Column => write_extensions::<NOTE_COLUMN>(from, next_row, to),
-            Note::MirroredColumn => write_extensions::<NOTE_MIRRORED_COLUMN>(from, next_row, to),
+            Note::Nothing => write_extensions::<{ Note::Nothing as u8 }>(from, next_row, to),
+            Note::Column => write_extensions::<{ Note::Column as u8 }>(from, next_row, to),
+            Note::MirroredColumn => {
+                write_extensions::<{ Note::MirroredColumn as u8 }>(from, next_row, to)
+            }
         });
         next[0].len() > 0
     }
@@ -247,8 +244,9 @@ impl Half {
 
 /// Writes every board of `from` with one more queen in `next.row`, on a column of the half
 /// that the board has free and that is open and not attacked by the board, noting what
-/// `NOTE` says ([`Note`]). Every free column is written and only the good ones kept, so
-/// the loop has no unpredictable branch.
+/// `NOTE` says (a [`Note`], a constant so that each kind of fill has its own loop and the
+/// fills that note nothing carry no step for it). Every free column is written and only
+/// the good ones kept, so the loop has no unpredictable branch.
 fn write_extensions<'w, const NOTE: u8>(
     from: &[HalfBoard],
     next: NextRow,
@@ -260,13 +258,12 @@ fn write_extensions<'w, const NOTE: u8>(
             let bit = candidates & candidates.wrapping_neg();
             candidates ^= bit;
             let mut extended = board.with_queen(bit, next.row, next.fall);
-            match NOTE {
-                NOTE_COLUMN => extended.columns |= bit << NORTH_COLUMNS,
-                NOTE_MIRRORED_COLUMN => {
-                    let n = next.row + next.fall + 1;
-                    extended.columns |= (bit.reverse_bits() >> (64 - n)) << NORTH_COLUMNS;
-                }
-                _ => {}
+            if NOTE == Note::Column as u8 {
+                extended.columns |= bit << NORTH_COLUMNS;
+            } else if NOTE == Note::MirroredColumn as u8 {
+                // The falling diagonal's offset is `N - 1 - row`.
+                let n = next.row + next.fall + 1;
+                extended.columns |= (bit.reverse_bits() >> (64 - n)) << NORTH_COLUMNS;
             }
             to.push(extended, open & bit != 0);
         }
@@ -295,7 +292,7 @@ mod tests {
             let next = NextRow { row, fall: n - 1 - row, columns: half_columns, open, free };
             let mut list = Refill::<HalfBoard>::default();
             list.refill(next.free, usize::MAX, |to| {
-                write_extensions::<NOTE_NOTHING>(&[board], next, to)
+                write_extensions::<{ Note::Nothing as u8 }>(&[board], next, to)
             });
             let kept: Vec<u64> =
                 list.as_slice().iter().map(|b| b.columns & !board.columns).collect();
@@ -310,7 +307,7 @@ mod tests {
             assert_eq!(kept, expected, "open {open:04b}");
             let mut north = Refill::<HalfBoard>::default();
             north.refill(next.free, usize::MAX, |to| {
-                write_extensions::<NOTE_COLUMN>(&[board], next, to)
+                write_extensions::<{ Note::Column as u8 }>(&[board], next, to)
             });
             for extended in north.as_slice() {
                 let placed = extended.columns & half_columns & !board.columns;
@@ -318,7 +315,7 @@ mod tests {
             }
             let mut middle = Refill::<HalfBoard>::default();
             middle.refill(next.free, usize::MAX, |to| {
-                write_extensions::<NOTE_MIRRORED_COLUMN>(&[board], next, to)
+                write_extensions::<{ Note::MirroredColumn as u8 }>(&[board], next, to)
             });
             for extended in middle.as_slice() {
                 let placed = extended.columns & half_columns & !board.columns;

@@ -1,6 +1,7 @@
-//! A join task's key: on an odd board the row of the middle column's queen, then the side of each decided
-//! row of the split's order, and for a piece of a row set its slice. Keys are listed by
-//! depth and read back here, and a key that names no task of the board is refused.
+//! A join task's key: on an odd board the row of the middle column's queen, then the side
+//! of each decided row of the split's order, and for a piece of a row set its slice. Keys
+//! are listed by depth and read back here, and a key that names no task of the board is
+//! refused.
 
 use super::board::{Geometry, Side};
 use super::pair_count::Slice;

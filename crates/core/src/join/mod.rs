@@ -212,8 +212,7 @@ impl Join {
     /// held. Its split's tail tables come from the cache, so that the count after it does
     /// not build them a second time while its other threads wait.
     fn probe_bytes(&self, limit: usize) -> usize {
-        let mut split = self.geometry.first_split();
-        split.mirrors = false;
+        let split = self.geometry.first_split();
         let mut rows = split.order.clone();
         rows.sort_unstable();
         let west: Vec<u8> = rows.iter().step_by(2).take(split.quota().west).copied().collect();

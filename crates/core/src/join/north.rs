@@ -128,10 +128,9 @@ impl NorthBoards {
         // caches, and each pass over it reads it from memory again.
         self.rank_starts.resize(transposes.ranks(), 0);
         self.ranks.empty_with_room(boards.len());
-        let west = side == Side::West;
         for board in boards {
             self.counts[table.free_columns(board) + 1] += 1;
-            let rank = transposes.of_board(west, board.north_columns());
+            let rank = transposes.of_board(side, board.north_columns());
             self.ranks.push(rank);
             self.rank_starts[from_highest(transposes, rank)] += 1;
         }

@@ -26,8 +26,11 @@
 //! ranked up to its complement within the half less that line, if it is the half's: a
 //! rank per subset and left-out line. The transpose swaps the two left-out lines with the
 //! two sets, so the argument above holds as it is. The half-board that holds the middle
-//! row notes its queen's column mirrored into the other half's lines (board.rs), so that
-//! both half-boards find the line their columns leave out.
+//! row notes its queen's column mirrored into the other half's lines (board.rs): there it
+//! meets none of the half-board's own columns, and mirrored it is already a line of the
+//! half-board's own half, as the rank reads it.
+
+use super::board::Side;
 
 /// The rank of a subset of one half's lines, up to complement.
 pub(super) type Rank = u16;
@@ -71,8 +74,11 @@ impl Transposes {
         let sum =
             |set: usize| (0..half).filter(|&line| set >> line & 1 == 1).map(offset).sum::<i64>();
         let mut classes = Vec::new();
+        // Universe 0 leaves no line out, universe `k + 1` line `k`.
+        let lines_of =
+            |universe: usize| (subsets - 1) & !universe.checked_sub(1).map_or(0, |line| 1 << line);
         for universe in 0..=left_out_lines {
-            let lines = (subsets - 1) & !(universe.checked_sub(1).map_or(0, |line| 1 << line));
+            let lines = lines_of(universe);
             for set in (0..subsets).filter(|&set| set & !lines == 0) {
                 let complement = lines & !set;
                 if set <= complement {
@@ -88,7 +94,7 @@ impl Transposes {
         let mut ranks = vec![0; (left_out_lines + 1) * subsets];
         for (index, &(_, universe, set)) in classes.iter().enumerate() {
             let rank = (index * rank_count / classes.len()) as Rank;
-            let lines = (subsets - 1) & !(universe.checked_sub(1).map_or(0, |line| 1 << line));
+            let lines = lines_of(universe);
             ranks[universe * subsets + set] = rank;
             ranks[universe * subsets + (lines & !set)] = rank;
         }
@@ -101,10 +107,12 @@ impl Transposes {
     }
 
     /// The rank of the subset `lines` of one half's lines (below the middle), up to its
-    /// complement within the half less the line of `left_out` (none, or one line).
-    fn of_subset(&self, lines: u64, left_out: u64) -> Rank {
+    /// complement within the half less the line whose bit `left_out_bit` holds, if any.
+    fn of_subset(&self, lines: u64, left_out_bit: u64) -> Rank {
+        debug_assert!(left_out_bit.count_ones() <= 1, "{left_out_bit:b}");
         let subsets = 1u64 << self.half;
-        let universe = if left_out == 0 { 0 } else { left_out.trailing_zeros() as u64 + 1 };
+        let universe =
+            if left_out_bit == 0 { 0 } else { u64::from(left_out_bit.trailing_zeros()) + 1 };
         self.ranks[(universe * subsets + (lines & (subsets - 1))) as usize]
     }
 
@@ -121,9 +129,12 @@ impl Transposes {
     /// The rank of a half-board on `side` whose north queens' columns are `columns`, with
     /// the column of its middle-row queen, if it has one, mirrored into the other half
     /// (`HalfBoard::north_columns`).
-    pub(super) fn of_board(&self, west: bool, columns: u64) -> Rank {
+    pub(super) fn of_board(&self, side: Side, columns: u64) -> Rank {
         let (near, mirrored) = (self.near(columns), self.mirrored(columns));
-        if west { self.of_subset(near, mirrored) } else { self.of_subset(mirrored, near) }
+        match side {
+            Side::West => self.of_subset(near, mirrored),
+            Side::East => self.of_subset(mirrored, near),
+        }
     }
 
     /// The rank of the set `lines`, which leaves out the line `left_out` besides the
@@ -171,19 +182,45 @@ mod tests {
     }
 
     /// A half-board's rank is its columns' half of the rank of the set of lines, with the
-    /// line the middle row's queen leaves out.
+    /// line the middle row's queen leaves out, whichever half holds that queen.
     #[test]
     fn a_half_board_ranks_its_half_of_the_columns() {
         let n = 11;
         let transposes = Transposes::new(n);
-        let mirrored = |line: usize| n - 1 - line;
-        // West north columns 0 and 3, the middle row's queen in column 1; east north
-        // columns 7 and 9.
-        let west = 1 << 0 | 1 << 3 | 1 << mirrored(1);
-        let east = 1 << 7 | 1 << 9;
-        let lines = transposes.of_lines(1 << 0 | 1 << 3 | 1 << 7 | 1 << 9, Some(1));
-        let halves = [transposes.of_board(true, west), transposes.of_board(false, east)];
-        assert_eq!(lines.least, halves[0].min(halves[1]));
-        assert_eq!(lines.greatest, halves[0].max(halves[1]));
+        let mirrored = |line: usize| 1u64 << (n - 1 - line);
+        let (west, east) = (1 << 0 | 1 << 3, 1 << 7 | 1 << 9);
+        // The middle row's queen in column 1 (west), then in column 8 (east).
+        for (middle_queen, west_note, east_note) in [(1, mirrored(1), 0), (8, 0, mirrored(8))] {
+            let lines = transposes.of_lines(west | east, Some(middle_queen));
+            let halves = [
+                transposes.of_board(Side::West, west | west_note),
+                transposes.of_board(Side::East, east | east_note),
+            ];
+            assert_eq!(lines.least, halves[0].min(halves[1]), "queen in {middle_queen}");
+            assert_eq!(lines.greatest, halves[0].max(halves[1]), "queen in {middle_queen}");
+        }
+    }
+
+    /// N = 31 has more classes than a rank holds: neighbours share one, the reflections
+    /// still keep every rank, and every rank is below the count.
+    #[test]
+    fn the_largest_odd_board_shares_ranks_and_keeps_them() {
+        let n = 31;
+        let transposes = Transposes::new(n);
+        assert_eq!(transposes.ranks(), usize::from(Rank::MAX) + 1);
+        let all = ((1u64 << n) - 1) & !(1 << (n / 2));
+        let mirrored = |lines: u64| lines.reverse_bits() >> (64 - n);
+        let mut lines = 0x2a5a_5a5au64 & all;
+        for left_out in [0, 4, 20, 30] {
+            let rest = all & !(1 << left_out);
+            for _ in 0..200 {
+                lines =
+                    (lines.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1) >> 17) & rest;
+                let rank = transposes.of_lines(lines, Some(left_out));
+                assert!(usize::from(rank.greatest) < transposes.ranks());
+                assert_eq!(transposes.of_lines(mirrored(lines), Some(n - 1 - left_out)), rank);
+                assert_eq!(transposes.of_lines(rest & !lines, Some(left_out)), rank);
+            }
+        }
     }
 }
