@@ -89,15 +89,20 @@ impl Budget {
         // it timed, and predicted 1.27 times the count; with all held (and a tail row
         // fewer) 1.04, and the count took as long. A row fewer at N = 25 made its checked
         // row sets 1.17 times dearer, so a row is not given up (docs/measurements/join.md).
+        // Each choice counts the tail boards of its tables, so a board with no more splits
+        // than the few is counted once.
         let splits = geometry.split_count();
         let tail_with = |cached| {
             let copies = counted_copies(cached, splits);
             (cached, copies, tail_for(geometry, room / TAIL_TABLES_SHARE / copies))
         };
-        let few = tail_with(CACHED_SPLITS.min(splits));
         let every = tail_with(splits);
-        let (cached_splits, copies, (tail_rows, tail_bytes)) =
-            if every.2.0 >= few.2.0 { every } else { few };
+        let (cached_splits, copies, (tail_rows, tail_bytes)) = if splits <= CACHED_SPLITS {
+            every
+        } else {
+            let few = tail_with(CACHED_SPLITS);
+            if every.2.0 >= few.2.0 { every } else { few }
+        };
         let mut budget =
             Budget { lists: 0, tail_rows, tail_bytes, cached_splits, tail_copies: copies };
         budget.lists = room - budget.tail_table_bytes();
