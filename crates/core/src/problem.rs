@@ -326,6 +326,11 @@ impl Problem {
         self.engine.prepare(task)
     }
 
+    /// Whether what [`Problem::prepare`] builds for `task` is in place.
+    pub fn is_prepared(&self, task: &Task) -> Result<bool, Error> {
+        self.engine.is_prepared(task)
+    }
+
     /// Solves `task` whole, as a count does, and times it once what the method builds for
     /// many tasks is in place.
     pub fn solve_timed(&self, task: &Task) -> Result<(Counts, std::time::Duration), Error> {

@@ -11,6 +11,7 @@ use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Runner, stratified_o
 use serde::Serialize;
 
 use crate::descent::Path;
+use crate::gate::Gate;
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
 use crate::sample::Sample;
 
@@ -161,23 +162,24 @@ pub fn check(
     for (checked, drawn) in chosen.iter().enumerate() {
         items.push(Item::Whole { checked, task: drawn.path.task.clone() });
     }
-    let (solver, profile) = (problem.clone(), options.profile);
+    let (solver, profile, gate) = (problem.clone(), options.profile, Gate::default());
     let runner = Runner::new(
         items,
         move |item: &Item| {
             let found = match item {
                 Item::Descent { checked, path } => {
-                    solver.prepare(&path.task)?;
-                    let charges: Vec<Charge> = solver.measure(&path.task)?;
+                    let charges: Vec<Charge> =
+                        gate.time(&solver, &path.task, || solver.measure(&path.task))?;
                     (*checked, Finding::Descent(path.cost(&charges)))
                 }
                 Item::Whole { checked, task } if profile => {
-                    let (counts, profile) = solver.solve_profiled(task)?;
+                    let (counts, profile) =
+                        gate.time(&solver, task, || solver.solve_profiled(task))?;
                     let (seconds, total) = (profile.seconds, counts.total);
                     (*checked, Finding::Whole { seconds, total, profile: Some(profile) })
                 }
                 Item::Whole { checked, task } => {
-                    let (counts, spent) = solver.solve_timed(task)?;
+                    let (counts, spent) = gate.time(&solver, task, || solver.solve_timed(task))?;
                     let (seconds, total) = (spent.as_secs_f64(), counts.total);
                     (*checked, Finding::Whole { seconds, total, profile: None })
                 }

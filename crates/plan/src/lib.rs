@@ -23,6 +23,7 @@
 mod check;
 mod descent;
 mod estimate;
+mod gate;
 mod options;
 mod sample;
 mod split;

@@ -7,6 +7,7 @@ use std::time::Duration;
 use nqueens_core::{Problem, Task};
 use nqueens_scheduler::{CostModel, Finish, Prediction, Progress, Runner, stratified_order};
 
+use crate::gate::Gate;
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
 use crate::sample::{NOT_CUT, Sample, with_run_to_run};
 
@@ -105,11 +106,11 @@ fn time_sample(
     let strata = strata(list.len());
     let order = stratified_order(&(0..list.len()).collect::<Vec<_>>(), strata, options.seed);
     let indexed: Vec<(usize, Task)> = list.iter().cloned().enumerate().collect();
-    let solver = problem.clone();
+    let (solver, gate) = (problem.clone(), Gate::default());
     let runner = Runner::new(
         indexed,
         move |(index, task): &(usize, Task)| {
-            let (_, spent) = solver.solve_timed(task)?;
+            let (_, spent) = gate.time(&solver, task, || solver.solve_timed(task))?;
             Ok::<Timings, nqueens_core::Error>(vec![(*index, spent.as_secs_f64())])
         },
         |a: &Timings, b: &Timings| Ok(a.iter().chain(b).copied().collect()),

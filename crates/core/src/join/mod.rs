@@ -310,6 +310,11 @@ impl Engine for Join {
         Ok(())
     }
 
+    fn is_prepared(&self, task: &Task) -> Result<bool, Error> {
+        let key = self.geometry.key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
+        Ok(self.tails.holds(key.split.middle_queen))
+    }
+
     /// The tables are held before the clock starts, as [`Engine::measure`] holds them.
     fn solve_timed(&self, task: &Task) -> Result<(Counts, Duration), Error> {
         let key = self.geometry.key(task.key_for(self)?).ok_or_else(|| task.foreign())?;

@@ -288,6 +288,12 @@ impl TailCache {
         Arc::clone(tails.get_or_init(|| Arc::new(build())))
     }
 
+    /// Whether the tables of the split of `middle_queen` are built and held.
+    pub(super) fn holds(&self, middle_queen: Option<usize>) -> bool {
+        let held = self.lock();
+        held.iter().any(|slot| slot.middle_queen == middle_queen && slot.tails.get().is_some())
+    }
+
     fn lock(&self) -> MutexGuard<'_, Vec<Slot>> {
         self.held.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -314,11 +320,15 @@ mod tests {
             fetch(split);
         }
         assert_eq!(builds.get(), 2);
+        let holds = |split: &Split| cache.holds(split.middle_queen);
+        assert!(holds(&splits[0]) && holds(&splits[1]) && !holds(&splits[2]));
         // A third split evicts the least recently used, the first.
         fetch(&splits[2]);
+        assert!(!holds(&splits[0]) && holds(&splits[1]) && holds(&splits[2]));
         fetch(&splits[1]);
         assert_eq!(builds.get(), 3);
         fetch(&splits[0]);
         assert_eq!(builds.get(), 4);
+        assert!(holds(&splits[0]) && holds(&splits[1]) && !holds(&splits[2]));
     }
 }

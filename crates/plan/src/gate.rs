@@ -1,0 +1,97 @@
+//! Timings kept apart from the building of what an engine shares among many tasks.
+
+use std::sync::{PoisonError, RwLock};
+
+use nqueens_core::{Error, Problem, Task};
+
+/// How often a timing builds what it needs and tries again before it runs alone: another
+/// thread's build may evict it in between where threads outnumber what the engine keeps.
+const ATTEMPTS: usize = 3;
+
+/// Lets timings run side by side, as a count's tasks do, but never beside a build of what
+/// the engine shares among many tasks ([`Problem::prepare`]). A count builds that rarely;
+/// a sample that draws tasks from every part of the list may build before most of them.
+/// At N = 21 a build of one of the join's 11 splits' tail tables takes 0.1 to 0.25 s and
+/// writes a hundred megabytes, and the tasks timed beside such builds on the other thread
+/// took a quarter longer: `estimate 21` on 2 threads predicted 1.26 times the count's
+/// core-seconds (1.00 on 1 thread; docs/measurements/estimator.md).
+#[derive(Debug, Default)]
+pub(crate) struct Gate {
+    /// Held shared by a timing, alone by a build.
+    building: RwLock<()>,
+}
+
+impl Gate {
+    /// Runs `timing` of `task` once what it needs is built, with no build running beside it.
+    pub(crate) fn time<T>(
+        &self,
+        problem: &Problem,
+        task: &Task,
+        timing: impl FnOnce() -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        for _ in 0..ATTEMPTS {
+            {
+                let _timing = self.building.read().unwrap_or_else(PoisonError::into_inner);
+                // Nothing is evicted while a timing holds the gate: only builds evict.
+                if problem.is_prepared(task)? {
+                    return timing();
+                }
+            }
+            let _build = self.building.write().unwrap_or_else(PoisonError::into_inner);
+            problem.prepare(task)?;
+        }
+        let _alone = self.building.write().unwrap_or_else(PoisonError::into_inner);
+        problem.prepare(task)?;
+        timing()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use nqueens_core::Method;
+    use nqueens_random::mix;
+
+    use super::*;
+
+    /// On more threads than the join's tail cache holds splits, with every thread's tasks
+    /// hopping between splits, every timing finds its task's tables built and still holds
+    /// them when it ends: no build ran beside it to evict them.
+    #[test]
+    fn no_build_runs_beside_a_timing() {
+        let problem =
+            Problem::new(15, Method::Join).unwrap().with_memory_per_thread(4 << 20).unwrap();
+        let mut tasks = problem.tasks(problem.depth_for(64).unwrap()).unwrap();
+        let mut random = 1;
+        tasks.sort_by_cached_key(|_| {
+            random = mix(random);
+            random
+        });
+        let threads = 6;
+        let (gate, timed, unprepared) = (Gate::default(), AtomicUsize::new(0), AtomicUsize::new(0));
+        std::thread::scope(|scope| {
+            for thread in 0..threads {
+                let (problem, tasks, gate) = (&problem, &tasks, &gate);
+                let (timed, unprepared) = (&timed, &unprepared);
+                scope.spawn(move || {
+                    for task in tasks.iter().skip(thread).step_by(threads) {
+                        if !problem.is_prepared(task).unwrap() {
+                            unprepared.fetch_add(1, Ordering::Relaxed);
+                        }
+                        gate.time(problem, task, || {
+                            assert!(problem.is_prepared(task)?, "{task:?} not built");
+                            problem.solve(task, false)?;
+                            assert!(problem.is_prepared(task)?, "{task:?} evicted");
+                            timed.fetch_add(1, Ordering::Relaxed);
+                            Ok(())
+                        })
+                        .unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(timed.into_inner(), tasks.len());
+        assert!(unprepared.into_inner() > threads, "the tasks built and evicted tables");
+    }
+}
