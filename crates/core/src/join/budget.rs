@@ -84,11 +84,11 @@ impl Budget {
         }
         let room = usize::try_from(memory_per_thread - SCRATCH_BYTES).unwrap_or(usize::MAX);
         // Every split of an odd board where its tables then hold as many rows as with
-        // three: an estimate samples its tasks in any order, and with three of N = 21's
-        // 11 splits held it rebuilt tables through most of its sample, beside the tasks
-        // it timed, and predicted 1.27 times the count; with all held (and a tail row
-        // fewer) 1.04, and the count took as long. A row fewer at N = 25 made its checked
-        // row sets 1.17 times dearer, so a row is not given up (docs/measurements/join.md).
+        // three: a count's random first tasks and an estimate's sample draw from every
+        // split, and with three of N = 21's 11 held, a sample drawn in random order built
+        // tables before nearly every timing (0.1 to 0.25 s each). A row fewer at N = 25
+        // made its checked row sets 1.17 times dearer, so a row is not given up for it
+        // (docs/measurements/join.md).
         // Each choice counts the tail boards of its tables, so a board with no more splits
         // than the few is counted once.
         let splits = geometry.split_count();
