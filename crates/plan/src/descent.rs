@@ -254,28 +254,25 @@ fn draw(problem: &Problem, list: &[Task], count: usize, seed: u64) -> Result<Vec
     Ok(draws)
 }
 
-/// Puts the rounds of `draws` after the first (a round is one draw from each of `strata`)
-/// in the list's order, in runs of 1, 2, 4, ... rounds, forwards and backwards in turn, so
-/// that the draws timed one after another share what the engine builds for many
-/// neighbouring tasks ([`Problem::prepare`]), which the sample builds while no timing runs
-/// ([`Gate`]). Drawn in random order, N = 21's sample built one of the join's 11 splits'
-/// tail tables (0.1 to 0.25 s each) before nearly every timing; in the list's order round
-/// by round, before one timing in five, 31 s of its 67 s. The first round stays in random
-/// order, so that a sample stopped within it (at N = 28, a few timings of minutes each)
-/// covers the list evenly. Only the order within each run changes, and the stratified
-/// estimate weighs each stratum by its own draws however many it has.
-fn in_list_order_after_first_round(draws: &mut [Draw], strata: usize) {
-    let strata = strata.max(1);
-    let (mut start, mut rounds, mut forwards) = (strata, 1, true);
+/// Puts `draws` in the list's order, by the `stratum` of each: in runs of 1, 2, 4, ...
+/// times as many draws as there are `strata`, forwards and backwards in turn, each
+/// stratum's draws in the order they came. Draws timed one after another then share what
+/// the engine builds for many neighbouring tasks ([`Problem::prepare`]), which the sample
+/// builds while no timing runs ([`Gate`]): drawn in random order, N = 21's sample built
+/// one of the join's 11 splits' tail tables (0.1 to 0.25 s each) before nearly every
+/// timing. Each stratum's draws stay a random choice of its tasks wherever the sample
+/// stops, and the stratified estimate takes each stratum's mean over its own draws.
+fn in_list_order<T>(draws: &mut [T], strata: usize, stratum: impl Fn(&T) -> usize) {
+    let (mut start, mut run, mut forwards) = (0, strata.max(1), true);
     while start < draws.len() {
-        let end = (start + rounds * strata).min(draws.len());
-        let run = &mut draws[start..end];
+        let end = (start + run).min(draws.len());
+        let drawn = &mut draws[start..end];
         if forwards {
-            run.sort_by_key(|d| d.index);
+            drawn.sort_by_key(|d| stratum(d));
         } else {
-            run.sort_by_key(|d| std::cmp::Reverse(d.index));
+            drawn.sort_by_key(|d| std::cmp::Reverse(stratum(d)));
         }
-        (start, rounds, forwards) = (end, 2 * rounds, !forwards);
+        (start, run, forwards) = (end, 2 * run, !forwards);
     }
 }
 
@@ -354,7 +351,17 @@ pub(crate) fn sample(
     let pilot_time = options.sample_time.unwrap_or(MOST_DESCENT_TIME);
     let warm_up = WARM_UP_PER_THREAD * threads;
     let mut all_draws = draw(problem, &list, MOST_DESCENTS + warm_up, options.seed)?;
-    in_list_order_after_first_round(&mut all_draws[..MOST_DESCENTS], strata(list.len()));
+    let strata = Strata::of(list.len());
+    let pilot_size = (PILOT_PER_THREAD * threads).min(MOST_DESCENTS);
+    // The pilot's draws and a round of every stratum after them stay in random order: a
+    // sample of pieces starts after the pilot (or with it), and one stopped within its
+    // first round (at N = 28, a few timings of minutes each) covers the list evenly. A
+    // climb of units that passes them judges its later levels on draws from one part of
+    // the list, which decides the level, not the estimate (those timings are left out).
+    let in_random_order = (pilot_size + strata.sizes.len()).min(MOST_DESCENTS);
+    in_list_order(&mut all_draws[in_random_order..MOST_DESCENTS], strata.sizes.len(), |d| {
+        strata.stratum_of(d.index)
+    });
     let (draws, warm_up_draws) = all_draws.split_at(MOST_DESCENTS);
     let has_pieces = draws.iter().any(|d| d.piece.task != d.unit.task);
     let list_len = list.iter().map(|task| task.key().len()).min().unwrap_or(0);
@@ -398,11 +405,9 @@ pub(crate) fn sample(
             .map(|t| (all_draws[t.draw].index, t.seconds, t.cost))
             .collect::<Vec<(usize, f64, f64)>>()
     };
-    let strata = Strata::of(list.len());
     let least = LEAST_PER_STRATUM * strata.sizes.len();
     // Small batches, so that the time limit is kept however long a timing takes.
     let batch = 2 * threads;
-    let pilot_size = (PILOT_PER_THREAD * threads).min(draws.len());
     let (mut warmed, mut next) = (false, 0);
     let mut stage = match options.timed {
         Some(Timed::Pieces) if has_pieces => {
@@ -755,6 +760,30 @@ mod tests {
             next.weights.resize(next.task.key_len() + 1, weight);
             next.passed.push(next.task.clone());
             every_path(next, chance * share, finer, size, into);
+        }
+    }
+
+    #[test]
+    fn draws_in_list_order_come_in_growing_runs_each_strata_draws_as_they_came() {
+        let strata = 5;
+        let stratum = |d: &usize| (d * 7 + 3) % strata;
+        let mut order: Vec<usize> = (0..40).collect();
+        in_list_order(&mut order, strata, stratum);
+        for (run, drawn) in [0..5, 5..15, 15..35, 35..40].into_iter().enumerate() {
+            let handed = &order[drawn.clone()];
+            let mut same = handed.to_vec();
+            same.sort_unstable();
+            assert_eq!(same, drawn.collect::<Vec<_>>(), "run {run} holds its own draws");
+            let seen: Vec<usize> = handed.iter().map(stratum).collect();
+            let forwards = run % 2 == 0;
+            assert!(
+                seen.windows(2).all(|w| if forwards { w[0] <= w[1] } else { w[0] >= w[1] }),
+                "run {run}: {seen:?}"
+            );
+            for s in 0..strata {
+                let of: Vec<usize> = handed.iter().copied().filter(|d| stratum(d) == s).collect();
+                assert!(of.windows(2).all(|w| w[0] < w[1]), "run {run}, stratum {s}: {of:?}");
+            }
         }
     }
 
