@@ -1,8 +1,9 @@
 #!/bin/bash
 # Runs the Slurm recipe on a throwaway one-node Slurm on this machine: munge and Slurm's
 # daemons start with their configuration, state and logs in a temporary directory, the
-# count of N = 12 goes in as a 4-shard job array plus the merge (submit.sh), and the merged
-# count must be the known one. Every daemon this starts is stopped on exit, whatever happens.
+# count of N = 12 goes in as a 4-shard job array plus the merge (submit.sh, with a
+# NQUEENS_MAX_MEMORY the shards pass on), and the merged count must be the known one.
+# Every daemon this starts is stopped on exit, whatever happens.
 #
 #   examples/slurm/local-test.sh [NQUEENS_BINARY]
 #
@@ -107,7 +108,7 @@ for _ in $(seq 60); do
 done
 [[ $state == idle ]] || { echo "local-test: the node never came up (state '$state')" >&2; exit 1; }
 
-ids=$(NQUEENS=$nqueens "$here/submit.sh" "$n" "$shards" 1 "$tmp/work")
+ids=$(NQUEENS=$nqueens NQUEENS_MAX_MEMORY=256M "$here/submit.sh" "$n" "$shards" 1 "$tmp/work")
 read -r array merge <<< "$ids"
 echo "local-test: submitted array job $array ($shards shards of N = $n) and merge job $merge"
 for _ in $(seq 120); do

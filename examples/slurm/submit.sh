@@ -5,8 +5,9 @@
 #
 #   examples/slurm/submit.sh N SHARDS [CPUS [DIR]]
 #
-# The nqueens on the PATH of the nodes runs, or the one named by NQUEENS. Prints the job ids
-# of the array and of the merge.
+# The nqueens on the PATH of the nodes runs, or the one named by NQUEENS; NQUEENS_MAX_MEMORY
+# (say 18G) is each shard's --max-memory, as in the plan. Prints the job ids of the array
+# and of the merge.
 set -euo pipefail
 
 if [[ $# -lt 2 || $# -gt 4 ]]; then

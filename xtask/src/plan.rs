@@ -57,6 +57,8 @@ struct BoardPlan {
     estimate: nqueens_plan::Estimate,
     /// What each worker and the process are expected to hold at their peak.
     memory_per_thread_bytes: Option<u64>,
+    /// What the workers share besides (the join's cached tail tables), held once.
+    shared_memory_bytes: u64,
     cluster: Option<nqueens_plan::ClusterEstimate>,
     check: Option<Check>,
     /// The core-hours corrected by the check.
@@ -89,7 +91,7 @@ impl Watch for Lines {
     fn sampling(&self, timed: Timed, count: usize, done: f64, elapsed: Duration) {
         if self.due() {
             eprintln!(
-                "N = {}: {count} {}s timed, {:.0}% done, {:.0} s",
+                "N = {}: {count} {}s timed, {:.0}% of the sample done, {:.0} s",
                 self.n,
                 timed.noun(),
                 100.0 * done,
@@ -158,6 +160,7 @@ impl Plan {
         let cluster =
             nqueens_plan::cluster(&problem, &sample, CLUSTER_CORES, fixed_s, &options, &Unwatched)?;
         let memory_per_thread_bytes = problem.expected_bytes_per_thread()?;
+        let shared_memory_bytes = problem.expected_shared_bytes();
         let checked = if n.is_multiple_of(2) { self.checks.0 } else { self.checks.1 };
         let check = if checked == 0 {
             None
@@ -175,6 +178,7 @@ impl Plan {
             kernel: problem.kernel().name(),
             estimate,
             memory_per_thread_bytes,
+            shared_memory_bytes,
             cluster,
             check,
             corrected_core_hours,
@@ -203,7 +207,7 @@ pub(crate) fn count_list(
 
 /// The head of the table [`row`] writes rows of.
 pub(crate) const TABLE_HEADER: &str = "\
-| N | kernel | core-time (interval) | sampled | checked: counted / predicted | corrected core-time | memory per thread | on 10,000 cores | plan took |
+| N | kernel | core-time (interval) | sampled | checked: counted / predicted | corrected core-time | memory | on 10,000 cores | plan took |
 | ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: |
 ";
 
@@ -212,10 +216,8 @@ pub(crate) const TABLE_HEADER: &str = "\
 pub(crate) fn row(plan: &serde_json::Value) -> String {
     let number = |name: &str| plan[name].as_f64().unwrap_or(f64::NAN);
     let cluster_s = plan["cluster"]["predicted_wall_s"].as_f64().unwrap_or(f64::NAN);
-    let per_thread = plan["memory_per_thread_bytes"]
-        .as_f64()
-        .unwrap_or_else(|| number("peak_memory_bytes") / number("threads").max(1.0));
     let sampled = match (plan["sampled_count"].as_u64(), plan["sampled"].as_str()) {
+        (Some(count), Some("finer")) => format!("{count} finer tasks"),
         (Some(count), Some(what)) => format!("{count} {what}"),
         _ => "not recorded".to_owned(),
     };
@@ -237,7 +239,7 @@ pub(crate) fn row(plan: &serde_json::Value) -> String {
         None => ("not checked".to_owned(), "".to_owned()),
     };
     format!(
-        "| {} | {} | {} | {sampled} | {checked} | {corrected} | {:.0} MiB | {} | {:.0} s |",
+        "| {} | {} | {} | {sampled} | {checked} | {corrected} | {} | {} | {:.0} s |",
         plan["n"],
         plan["kernel"].as_str().unwrap_or("unknown"),
         core_time_between(
@@ -245,10 +247,25 @@ pub(crate) fn row(plan: &serde_json::Value) -> String {
             number("core_hours_low"),
             number("core_hours_high")
         ),
-        per_thread / f64::from(1 << 20),
+        memory(plan),
         span(cluster_s),
         number("estimate_wall_s"),
     )
+}
+
+/// What the planned count holds on its threads: each worker's share and what they share
+/// (the join's tail tables, most of it at N = 22). Plans recorded without the shared part
+/// give a worker's share alone, and the oldest the estimate's peak.
+fn memory(plan: &serde_json::Value) -> String {
+    let mib = |bytes: f64| bytes / f64::from(1 << 20);
+    let threads = plan["threads"].as_f64().unwrap_or(f64::NAN);
+    match (plan["memory_per_thread_bytes"].as_f64(), plan["shared_memory_bytes"].as_f64()) {
+        (Some(each), Some(shared)) => format!("{:.0} MiB", mib(each * threads + shared)),
+        (Some(each), None) => format!("{:.0} MiB a thread and tables", mib(each)),
+        (None, _) => {
+            format!("{:.0} MiB", mib(plan["peak_memory_bytes"].as_f64().unwrap_or(f64::NAN)))
+        }
+    }
 }
 
 /// A wall time for people: minutes, hours or days.

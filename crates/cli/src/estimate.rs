@@ -397,7 +397,7 @@ impl Watch for SampleDisplay {
         }
         self.log(false, || {
             format!(
-                "sampling: {} timed, {:.0}% done, {}",
+                "sampling: {} timed, {:.0}% of the sample done, {}",
                 things(count, timed.noun()),
                 100.0 * done.min(1.0),
                 duration(elapsed.as_secs_f64())
