@@ -191,7 +191,7 @@ fn shard_wall_time(task_costs: &[f64], shard: Shard, threads: usize) -> f64 {
 /// its first instruction (1.7 ms) and from its result to its end (0.9 to 1.6 ms), measured
 /// on an Intel Xeon for `count 16` and `count 17` by timestamps against their launcher's
 /// clock (docs/measurements/estimator.md). Without it `estimate 16` predicted 0.85 (avx512)
-/// and 0.90 (avx2) of the count's wall time on average.
+/// and 0.92 (avx2) of the count's wall time on average.
 const START_AND_EXIT_S: f64 = 0.003;
 
 /// How far a whole process's wall time strays from run to run besides its work's share of
