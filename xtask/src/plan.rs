@@ -216,9 +216,9 @@ pub(crate) const TABLE_HEADER: &str = "\
 pub(crate) fn row(plan: &serde_json::Value) -> String {
     let number = |name: &str| plan[name].as_f64().unwrap_or(f64::NAN);
     let cluster_s = plan["cluster"]["predicted_wall_s"].as_f64().unwrap_or(f64::NAN);
-    let sampled = match (plan["sampled_count"].as_u64(), plan["sampled"].as_str()) {
-        (Some(count), Some("finer")) => format!("{count} finer tasks"),
-        (Some(count), Some(what)) => format!("{count} {what}"),
+    let timed = serde_json::from_value::<Timed>(plan["sampled"].clone()).ok();
+    let sampled = match (plan["sampled_count"].as_u64(), timed) {
+        (Some(count), Some(timed)) => format!("{count} {}s", timed.noun()),
         _ => "not recorded".to_owned(),
     };
     let check = &plan["check"];

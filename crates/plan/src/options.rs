@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use nqueens_core::{Problem, Task};
 use nqueens_scheduler::RunError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How a sample is taken: on as many threads as the count would run, drawn by `seed`,
 /// stopped when `stop` is raised.
@@ -46,7 +46,7 @@ impl Options {
 }
 
 /// What a sample timed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Timed {
     /// Whole tasks of a list.
