@@ -136,10 +136,16 @@ proptest! {
             damage.apply(envelope(&body).as_bytes())
         };
         std::fs::write(&path, &damaged).unwrap();
-        match load(&path) {
-            Ok(loaded) => assert_well_formed(&loaded),
-            Err(CheckpointError::Mismatch { .. }) => panic!("loading compares no identity"),
-            Err(_) => {}
+        if damaged.is_empty() {
+            // Truncated to nothing, the file is one made to be written (`mktemp`): no
+            // checkpoint yet, as `load` documents.
+            prop_assert!(matches!(Checkpoint::<Partial>::load(&path), Ok(None)));
+        } else {
+            match load(&path) {
+                Ok(loaded) => assert_well_formed(&loaded),
+                Err(CheckpointError::Mismatch { .. }) => panic!("loading compares no identity"),
+                Err(_) => {}
+            }
         }
         prop_assert_eq!(std::fs::read(&path).unwrap(), damaged, "a damaged file is left as it is");
     }
