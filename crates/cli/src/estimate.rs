@@ -251,6 +251,26 @@ impl EstimateReport {
             100.0 * e.sample_share,
             e.seed,
         );
+        if let (Some(per_solution), Some(solutions)) = (e.core_ns_per_solution, e.solutions) {
+            let (solutions, known) = if e.solutions_published {
+                (grouped(solutions as u128), "published (OEIS A000170)".to_owned())
+            } else {
+                let error = 200.0 * e.solutions_error;
+                (
+                    format!("{solutions:.3e}"),
+                    format!("extrapolated from the published, ±{error:.0}%"),
+                )
+            };
+            text += &format!(
+                "the sample's cost per solution, {} core-ns, times the {} solutions {known}; by its \
+                 time alone, {} core-hours ({} to {})\n",
+                figure(per_solution),
+                solutions,
+                hours(e.core_hours_by_time_alone),
+                hours(e.core_hours_by_time_alone_low),
+                hours(e.core_hours_by_time_alone_high),
+            );
+        }
         if let (Some(check), Some(corrected)) = (&self.check, &self.corrected) {
             let below = if check.depth > e.depth { "a task below " } else { "" };
             for task in &check.tasks {

@@ -224,6 +224,21 @@ fn estimate_json_has_the_documented_shape() {
             other => panic!("{method} sampled {other}"),
         }
         assert!(number("estimate_s") > 0.0, "{value}");
+        assert!(number("core_hours_by_time_alone_low") <= number("core_hours_by_time_alone"));
+        assert!(number("core_hours_by_time_alone") <= number("core_hours_by_time_alone_high"));
+        // The join's sample weighs its time against the published 73,712 solutions; whole
+        // tasks (backtracking) are timed alone.
+        if method == "join" {
+            assert_eq!(number("solutions"), 73_712.0, "{value}");
+            assert_eq!(value["solutions_published"], true, "{value}");
+            assert_eq!(number("solutions_error"), 0.0, "{value}");
+            let per_solution = number("core_ns_per_solution") * 1e-9 * number("solutions");
+            assert!((per_solution / 3600.0 / number("core_hours") - 1.0).abs() < 1e-9);
+        } else {
+            assert!(value["core_ns_per_solution"].is_null() && value["solutions"].is_null());
+            assert_eq!(value["solutions_published"], false, "{value}");
+            assert_eq!(number("core_hours"), number("core_hours_by_time_alone"), "{value}");
+        }
         assert!(value["check"].is_null() && value["corrected"].is_null(), "{value}");
         assert!(value["host"]["instruction_sets"].is_array(), "{method}: {value}");
         assert_eq!(value["cluster"]["cores"], 8);

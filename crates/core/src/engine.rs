@@ -123,11 +123,12 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     /// Solves `task` (a task or a piece), timing its work, and says of each stretch of that
     /// work which task of a count does it ([`Charge`]). By default the whole solve is the
     /// task's own.
-    fn measure(&self, task: &Task) -> Result<Vec<Charge>, Error> {
+    fn measure(&self, task: &Task) -> Result<Measurement, Error> {
         let started = std::time::Instant::now();
-        self.solve(task, false)?;
+        let counts = self.solve(task, false)?;
         let seconds = started.elapsed().as_secs_f64();
-        Ok(vec![Charge { seconds, owner: task.key().len() }])
+        let charges = vec![Charge { seconds, owner: task.key().len() }];
+        Ok(Measurement { charges, solutions: counts.total })
     }
 
     /// How many tasks an estimate should sample from, for a count whose own list has
@@ -175,6 +176,16 @@ pub struct Charge {
     pub seconds: f64,
     /// The length of the owner's key: at most the measured task's.
     pub owner: usize,
+}
+
+/// A task or piece solved with its time charged ([`Engine::measure`]): where its time went,
+/// and the solutions it found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    /// Each stretch of its time, charged to its owner.
+    pub charges: Vec<Charge>,
+    /// The solutions it found, as a count's task finds them (the join's weighted total).
+    pub solutions: u128,
 }
 
 /// Where one task's time and work went: the time of each part of the engine's work, and

@@ -61,7 +61,9 @@ assert_eq!(nqueens_core::random_solution(1000, 42)?.n(), 1000);
 
 pub use crate::construct::{MAX_CONSTRUCT_N, construct};
 pub use crate::counts::Counts;
-pub use crate::engine::{Charge, Counter, DEFAULT_MEMORY_PER_THREAD, Part, Profile, Task};
+pub use crate::engine::{
+    Charge, Counter, DEFAULT_MEMORY_PER_THREAD, Measurement, Part, Profile, Task,
+};
 pub use crate::enumerate::{Enumeration, EnumerationTask};
 pub use crate::error::Error;
 pub use crate::fixed::{Turn, UnknownTurn, count_rotation_fixed, unique_by_burnside};
@@ -71,6 +73,7 @@ pub use crate::mask::{MAX_N, Mask, MaskWidth};
 pub use crate::method::{Method, UnknownMethod};
 pub use crate::placement::Placement;
 pub use crate::problem::{MemoryLimit, MemoryPlan, Outcome, Problem, count};
+pub use crate::published::{SolutionsOf, solutions_of};
 pub use crate::random::{MAX_RANDOM_N, random_solution};
 pub use crate::simd::{KERNEL_INSTRUCTION_SETS, instruction_sets};
 pub use crate::solution::{Conflict, Solution};
@@ -89,6 +92,7 @@ mod mask;
 mod method;
 mod placement;
 mod problem;
+mod published;
 mod random;
 mod simd;
 mod solution;

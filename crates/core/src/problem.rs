@@ -4,13 +4,14 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::counts::Counts;
-use crate::engine::{Charge, DEFAULT_MEMORY_PER_THREAD, Engine, Profile, Setup, Task};
+use crate::engine::{DEFAULT_MEMORY_PER_THREAD, Engine, Measurement, Profile, Setup, Task};
 use crate::error::Error;
 use crate::fixed::{RotationFixed, Turn, unique_by_burnside, unique_from_fixed};
 use crate::kernel::Kernel;
 use crate::mask::{MAX_N, MaskWidth};
 use crate::method::Method;
 use crate::placement::Placement;
+use crate::published::{SolutionsOf, solutions_of};
 
 /// A board size and a method: what to count, and how; optionally, queens placed in
 /// advance that every counted solution must hold. Cloning is cheap: the engine is shared.
@@ -242,6 +243,16 @@ impl Problem {
         self.setup.placement.as_ref()
     }
 
+    /// How many solutions its tasks find together, where that is known before counting:
+    /// for a count of all solutions, as published or extrapolated from the published
+    /// ([`solutions_of`]); `None` with queens placed or a turn's unchanged solutions.
+    pub fn known_solutions(&self) -> Option<SolutionsOf> {
+        if self.setup.placement.is_some() || self.turn.is_some() {
+            return None;
+        }
+        solutions_of(self.n())
+    }
+
     /// The deepest split this board allows: for backtracking every task leaves at least the
     /// last row open; the join decides at most every free row.
     pub fn max_depth(&self) -> usize {
@@ -343,8 +354,8 @@ impl Problem {
     }
 
     /// Solves `task` (a task or a piece), timing its work, and says which task of a count
-    /// does each stretch of it.
-    pub fn measure(&self, task: &Task) -> Result<Vec<Charge>, Error> {
+    /// does each stretch of it, and how many solutions it found.
+    pub fn measure(&self, task: &Task) -> Result<Measurement, Error> {
         self.engine.measure(task)
     }
 

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use nqueens_core::{Charge, Problem, Profile, Task};
+use nqueens_core::{Problem, Profile, Task};
 use nqueens_random::mix;
 use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Runner, stratified_order};
 use serde::Serialize;
@@ -168,9 +168,8 @@ pub fn check(
         move |item: &Item| {
             let found = match item {
                 Item::Descent { checked, path } => {
-                    let charges: Vec<Charge> =
-                        gate.time(&solver, &path.task, || solver.measure(&path.task))?;
-                    (*checked, Finding::Descent(path.cost(&charges)))
+                    let measured = gate.time(&solver, &path.task, || solver.measure(&path.task))?;
+                    (*checked, Finding::Descent(path.cost(&measured.charges)))
                 }
                 Item::Whole { checked, task } if profile => {
                     let (counts, profile) =

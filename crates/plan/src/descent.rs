@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use nqueens_core::{Charge, Problem, Task};
+use nqueens_core::{Charge, Problem, SolutionsOf, Task};
 use nqueens_random::mix;
 use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, stratified_order};
 
@@ -286,6 +286,21 @@ struct Timing {
     cut: usize,
     seconds: f64,
     cost: f64,
+    /// The solutions the draw says its list task holds: the timed task's, weighed as a
+    /// charge it owns is.
+    solutions: f64,
+}
+
+/// What a timed draw says of the list task it was drawn from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Weighed {
+    /// The task's index in the list.
+    index: usize,
+    /// How long the timing took.
+    seconds: f64,
+    /// The task's cost and its solutions, as the draw estimates them.
+    cost: f64,
+    solutions: f64,
 }
 
 /// The least time a timing should take. A unit timed alone pays what a count pays once
@@ -384,13 +399,14 @@ pub(crate) fn sample(
         move |(draw, piece, path): &(usize, bool, Path)| {
             let cut = if *piece { NOT_CUT } else { cut_now.load(Ordering::Relaxed) };
             let path = path.cut_at(cut);
-            let (charges, seconds) = gate.time(&solver, &path.task, || {
+            let (measured, seconds) = gate.time(&solver, &path.task, || {
                 let started = Instant::now();
-                let charges = solver.measure(&path.task)?;
-                Ok((charges, started.elapsed().as_secs_f64()))
+                let measured = solver.measure(&path.task)?;
+                Ok((measured, started.elapsed().as_secs_f64()))
             })?;
-            let cost = path.cost(&charges);
-            let timing = Timing { draw: *draw, piece: *piece, cut, seconds, cost };
+            let cost = path.cost(&measured.charges);
+            let solutions = measured.solutions as f64 * path.weight();
+            let timing = Timing { draw: *draw, piece: *piece, cut, seconds, cost, solutions };
             Ok::<_, nqueens_core::Error>(vec![timing])
         },
         |a: &Vec<Timing>, b: &Vec<Timing>| Ok(a.iter().chain(b).copied().collect()),
@@ -402,9 +418,15 @@ pub(crate) fn sample(
     // (list index, seconds, cost).
     let timed_as = |results: &[Timing], pieces: bool, cut: usize, from: usize| {
         (sampled_timings(results, draws.len(), pieces, cut, from).into_iter())
-            .map(|t| (all_draws[t.draw].index, t.seconds, t.cost))
-            .collect::<Vec<(usize, f64, f64)>>()
+            .map(|t| Weighed {
+                index: all_draws[t.draw].index,
+                seconds: t.seconds,
+                cost: t.cost,
+                solutions: t.solutions,
+            })
+            .collect::<Vec<Weighed>>()
     };
+    let known = problem.known_solutions();
     let least = LEAST_PER_STRATUM * strata.sizes.len();
     // Small batches, so that the time limit is kept however long a timing takes.
     let batch = 2 * threads;
@@ -479,7 +501,7 @@ pub(crate) fn sample(
                 break;
             }
             climbed = len;
-            let mean = level.iter().map(|t| t.1).sum::<f64>() / level.len() as f64;
+            let mean = level.iter().map(|t| t.seconds).sum::<f64>() / level.len() as f64;
             stage = if pilot_time_left {
                 climb(len, mean, unit_len, list_len, next)
             } else {
@@ -491,8 +513,8 @@ pub(crate) fn sample(
         };
         cut.store(len, Ordering::Relaxed);
         let timed = timed_as(progress.partial, pieces, len, from);
-        let work =
-            (strata.estimate(&timed).map(|(work, _)| work)).filter(|work| work.expected > 0.0);
+        let work = (strata.estimate(&timed, known).map(|found| found.work))
+            .filter(|work| work.expected > 0.0);
         let (precision, share) = work.filter(|_| timed.len() >= least).map_or((1.0, 0.0), |work| {
             let spent = session.as_secs_f64() * threads as f64;
             ((work.high - work.expected) / work.expected, spent / work.expected)
@@ -525,15 +547,18 @@ pub(crate) fn sample(
     if report.finish != Finish::Complete {
         return Ok(None);
     }
-    let (work, means) = strata.estimate(&timed).ok_or(PlanError::NothingTimed)?;
+    let found = strata.estimate(&timed, known).ok_or(PlanError::NothingTimed)?;
     let seconds = report.elapsed.as_secs_f64();
+    let noise = RUN_TO_RUN.hypot(RESIDUAL);
     Ok(Some(Sample {
-        costs: (0..list.len()).map(|index| means[strata.stratum_of(index)]).collect(),
+        costs: (0..list.len()).map(|index| found.means[strata.stratum_of(index)]).collect(),
         list,
         depth,
         timed: kind,
         cut: len,
-        work: with_noise(work, RUN_TO_RUN.hypot(RESIDUAL)),
+        work: with_noise(found.work, noise),
+        by_time_alone: with_noise(found.by_time_alone, noise),
+        per_solution: found.per_solution,
         count: timed.len(),
         timed_cost: seconds * threads as f64,
         seconds,
@@ -618,49 +643,118 @@ impl Strata {
         if index < r * (q + 1) { index / (q + 1) } else { r + (index - r * (q + 1)) / q.max(1) }
     }
 
-    /// The work of the list and each stratum's mean task cost, from the `timed` draws
-    /// (list index, seconds, cost): each draw estimates its task's cost, each stratum's
-    /// tasks cost its estimates' mean, and the interval is the stratified sample's (drawn
-    /// with replacement). `None` before any draw is timed.
-    fn estimate(&self, timed: &[(usize, f64, f64)]) -> Option<(Prediction, Vec<f64>)> {
+    /// The work of the list and each stratum's mean task cost, from the `timed` draws:
+    /// each draw estimates its task's cost and solutions, each stratum's tasks cost its
+    /// draws' mean, and the interval is the stratified sample's (drawn with replacement).
+    /// Where the list's solutions are `known`, the work is the sample's cost per solution
+    /// times them (a ratio estimate), and the means are scaled to it. `None` before any
+    /// draw is timed.
+    ///
+    /// A draw's cost and its solutions carry the same weight, the inverse of the chance of
+    /// drawing it, and a task's time follows its solutions (the pair count's tests, most
+    /// of the time, are some 120 a solution at N = 22): the ratio leaves out of the error
+    /// what the weights and the tasks' sizes spread, and keeps what their cost per
+    /// solution does. The checks of the plans table said so first: there, counted row
+    /// sets' times minus their solutions at the mean cost per solution spread 2 to 12
+    /// times less than their times (docs/design-notes.md).
+    fn estimate(&self, timed: &[Weighed], known: Option<SolutionsOf>) -> Option<Stratified> {
         if timed.is_empty() {
             return None;
         }
-        let mut sums = vec![(0usize, 0.0f64, 0.0f64); self.sizes.len()];
-        for &(index, _, cost) in timed {
-            let entry = &mut sums[self.stratum_of(index)];
+        let cost = |w: &Weighed| w.cost;
+        let by_time = self.stratify(timed, cost, cost);
+        let by_time_alone = around(by_time.expected, by_time.variance.sqrt());
+        let per_solution = known.and_then(|known| {
+            let solutions = self.stratify(timed, |w| w.solutions, cost).expected;
+            (solutions > 0.0).then_some((known, solutions, by_time.expected / solutions))
+        });
+        let Some((known, solutions, per_solution)) = per_solution else {
+            let means = by_time.means;
+            return Some(Stratified {
+                work: by_time_alone,
+                means,
+                by_time_alone,
+                per_solution: None,
+            });
+        };
+        let residuals = self.stratify(timed, |w| w.cost - per_solution * w.solutions, cost);
+        let scale = known.total / solutions;
+        let expected = per_solution * known.total;
+        let deviation = (scale * residuals.variance.sqrt()).hypot(expected * known.relative_error);
+        let work = around(expected, deviation);
+        let means = by_time.means.iter().map(|mean| mean * scale).collect();
+        Some(Stratified { work, means, by_time_alone, per_solution: Some(per_solution) })
+    }
+
+    /// The stratified estimate of the list's sum of `value`: each stratum's mean times its
+    /// size, and the variance of that sum. A stratum with one draw borrows the whole
+    /// sample's spread relative to `scale`'s mean (the cost, whose means differ from one
+    /// stratum to the next far more than their relative spreads do).
+    fn stratify(
+        &self,
+        timed: &[Weighed],
+        value: impl Fn(&Weighed) -> f64,
+        scale: impl Fn(&Weighed) -> f64,
+    ) -> Stratum {
+        let mut sums = vec![(0usize, 0.0f64, 0.0f64, 0.0f64); self.sizes.len()];
+        for w in timed {
+            let entry = &mut sums[self.stratum_of(w.index)];
+            let v = value(w);
             entry.0 += 1;
-            entry.1 += cost;
-            entry.2 += cost * cost;
+            entry.1 += v;
+            entry.2 += v * v;
+            entry.3 += scale(w);
         }
-        let all = timed.len() as f64;
+        let all = timed.len().max(1) as f64;
         let mean_of_all = sums.iter().map(|s| s.1).sum::<f64>() / all;
         let squares_of_all = sums.iter().map(|s| s.2).sum::<f64>() / all;
-        // A stratum with one draw borrows the whole sample's relative spread.
-        let relative_spread = if mean_of_all > 0.0 {
-            (squares_of_all / (mean_of_all * mean_of_all) - 1.0).max(0.0)
+        let scale_of_all = sums.iter().map(|s| s.3).sum::<f64>() / all;
+        let relative_spread = if scale_of_all > 0.0 {
+            ((squares_of_all - mean_of_all * mean_of_all) / (scale_of_all * scale_of_all)).max(0.0)
         } else {
             1.0
         };
         let (mut expected, mut variance) = (0.0, 0.0);
         let mut means = Vec::with_capacity(sums.len());
-        for (&(count, sum, squares), &size) in sums.iter().zip(&self.sizes) {
+        for (&(count, sum, squares, scales), &size) in sums.iter().zip(&self.sizes) {
             let mean = if count > 0 { sum / count as f64 } else { mean_of_all };
             let spread = if count > 1 {
                 ((squares - count as f64 * mean * mean) / (count - 1) as f64).max(0.0)
             } else {
-                relative_spread * mean * mean
+                let scale = if count > 0 { scales / count as f64 } else { scale_of_all };
+                relative_spread * scale * scale
             };
             let size = size as f64;
             expected += size * mean;
             variance += size * size * spread / count.max(1) as f64;
             means.push(mean);
         }
-        let margin = INTERVAL_WIDTH * variance.sqrt();
-        let work =
-            Prediction { expected, low: (expected - margin).max(0.0), high: expected + margin };
-        Some((work, means))
+        Stratum { expected, variance, means }
     }
+}
+
+/// What a sample's draws say of the list ([`Strata::estimate`]).
+struct Stratified {
+    /// The list's work, in thread-seconds, and each stratum's mean task cost.
+    work: Prediction,
+    means: Vec<f64>,
+    /// The work by the timings alone, which is `work` where the solutions are not known.
+    by_time_alone: Prediction,
+    /// The sample's cost per solution, in thread-seconds, where the solutions are known.
+    per_solution: Option<f64>,
+}
+
+/// A stratified sum and its variance, with each stratum's mean.
+struct Stratum {
+    expected: f64,
+    variance: f64,
+    means: Vec<f64>,
+}
+
+/// The interval of a sum estimated as `expected` with a standard deviation `deviation`.
+fn around(expected: f64, deviation: f64) -> Prediction {
+    let margin = INTERVAL_WIDTH * deviation;
+    Prediction { expected, low: (expected - margin).max(0.0), high: expected + margin }
 }
 
 #[cfg(test)]
@@ -739,12 +833,12 @@ mod tests {
     }
 
     /// Every path below `path`, as far as `finer` goes, with its chance.
-    fn every_path(
-        path: Path<Key>,
+    fn every_path<T: Keyed + Clone>(
+        path: Path<T>,
         chance: f64,
-        finer: &dyn Fn(&Key) -> Vec<Key>,
-        size: &dyn Fn(&Key) -> f64,
-        into: &mut Vec<(Path<Key>, f64)>,
+        finer: &dyn Fn(&T) -> Vec<T>,
+        size: &dyn Fn(&T) -> f64,
+        into: &mut Vec<(Path<T>, f64)>,
     ) {
         let tasks = finer(&path.task);
         if tasks.is_empty() {
@@ -893,8 +987,14 @@ mod tests {
     /// then; timings of draws before `from`, or of the other kind, never do.
     #[test]
     fn warm_ups_join_only_a_sample_of_long_pieces() {
-        let timing =
-            |draw, piece, seconds| Timing { draw, piece, cut: NOT_CUT, seconds, cost: seconds };
+        let timing = |draw, piece, seconds| Timing {
+            draw,
+            piece,
+            cut: NOT_CUT,
+            seconds,
+            cost: seconds,
+            solutions: 1.0,
+        };
         let draws_of = |timed: Vec<&Timing>| timed.iter().map(|t| t.draw).collect::<Vec<_>>();
         let draws = 10;
         let long = [
@@ -956,22 +1056,93 @@ mod tests {
         }
     }
 
+    /// A draw of list task `index` that estimates its cost and solutions.
+    fn weighed(index: usize, cost: f64, solutions: f64) -> Weighed {
+        Weighed { index, seconds: 0.0, cost, solutions }
+    }
+
     /// The stratified estimate is the sum of the strata's sizes times their means, and
     /// its interval narrows as draws agree.
     #[test]
     fn the_stratified_estimate_weighs_each_stratum_by_its_size() {
         let strata = Strata::of(8);
         assert_eq!(strata.sizes, vec![2; 4]);
-        let agreeing: Vec<(usize, f64, f64)> =
-            (0..8).map(|index| (index, 0.0, 1.0 + (index / 2) as f64)).collect();
-        let (work, means) = strata.estimate(&agreeing).unwrap();
-        assert_eq!(means, vec![1.0, 2.0, 3.0, 4.0]);
-        assert!((work.expected - 20.0).abs() < 1e-12);
-        assert!(work.high - work.low < 1e-9, "{work:?}");
-        let straying: Vec<(usize, f64, f64)> =
-            (0..8).map(|index| (index, 0.0, if index % 2 == 0 { 1.0 } else { 3.0 })).collect();
-        let (work, _) = strata.estimate(&straying).unwrap();
-        assert!((work.expected - 16.0).abs() < 1e-12);
-        assert!(work.low < 16.0 && work.high > 16.0);
+        let agreeing: Vec<Weighed> =
+            (0..8).map(|index| weighed(index, 1.0 + (index / 2) as f64, 1.0)).collect();
+        let found = strata.estimate(&agreeing, None).unwrap();
+        assert_eq!(found.means, vec![1.0, 2.0, 3.0, 4.0]);
+        assert!((found.work.expected - 20.0).abs() < 1e-12);
+        assert!(found.work.high - found.work.low < 1e-9, "{:?}", found.work);
+        assert_eq!((found.by_time_alone, found.per_solution), (found.work, None));
+        let straying: Vec<Weighed> = (0..8)
+            .map(|index| weighed(index, if index % 2 == 0 { 1.0 } else { 3.0 }, 1.0))
+            .collect();
+        let found = strata.estimate(&straying, None).unwrap();
+        assert!((found.work.expected - 16.0).abs() < 1e-12);
+        assert!(found.work.low < 16.0 && found.work.high > 16.0);
+    }
+
+    /// Draws whose costs stray tenfold but whose cost per solution is the same give that
+    /// cost times the solutions known, to the last bit, where their time alone gives a
+    /// wide interval; an extrapolated total widens the interval by its own error alone.
+    #[test]
+    fn known_solutions_take_out_what_the_draws_sizes_spread() {
+        let strata = Strata::of(8);
+        let sizes = [1.0, 10.0, 3.0, 0.5, 7.0, 2.0, 9.0, 0.2];
+        let draws: Vec<Weighed> = (0..8)
+            .flat_map(|index| [sizes[index], 4.0 * sizes[7 - index]])
+            .enumerate()
+            .map(|(at, size)| weighed(at / 2, 3.0 * size, size))
+            .collect();
+        let published = SolutionsOf { total: 1000.0, relative_error: 0.0 };
+        let found = strata.estimate(&draws, Some(published)).unwrap();
+        assert_eq!(found.per_solution, Some(3.0));
+        assert!((found.work.expected - 3000.0).abs() < 1e-9, "{:?}", found.work);
+        assert!(found.work.high - found.work.low < 1e-9, "{:?}", found.work);
+        let alone = found.by_time_alone;
+        assert!(alone.high - alone.low > 0.5 * alone.expected, "{alone:?}");
+        // The stratum means follow the ratio: they add up to its work.
+        let listed: f64 = found.means.iter().zip(&strata.sizes).map(|(m, &s)| m * s as f64).sum();
+        assert!((listed - 3000.0).abs() < 1e-9, "{listed}");
+        let extrapolated = SolutionsOf { relative_error: 0.01, ..published };
+        let work = strata.estimate(&draws, Some(extrapolated)).unwrap().work;
+        let margin = INTERVAL_WIDTH * 0.01 * 3000.0;
+        assert!((work.high - 3000.0 - margin).abs() < 1e-9, "{work:?}");
+        // A sample that found no solutions keeps its time alone.
+        let empty: Vec<Weighed> = draws.iter().map(|d| Weighed { solutions: 0.0, ..*d }).collect();
+        let found = strata.estimate(&empty, Some(published)).unwrap();
+        assert_eq!((found.work, found.per_solution), (found.by_time_alone, None));
+    }
+
+    /// Every descent from a list's task to a piece, weighed by its chance, finds the
+    /// task's solutions on average, exactly: the join's row sets and their slices, at
+    /// N = 12 and 13, where a published total is the sum over the list.
+    #[test]
+    fn the_weighed_solutions_of_every_descent_average_to_the_count() {
+        for n in [12, 13] {
+            let problem = Problem::new(n, nqueens_core::Method::Join).unwrap();
+            let list = TaskList::of(&problem, problem.depth_for(8).unwrap()).unwrap();
+            let (mut total, mut sliced) = (0.0, 0);
+            for task in &list.tasks {
+                let mut units = Vec::new();
+                let children = |t: &Task| problem.children(t).unwrap();
+                let size = |t: &Task| problem.units_below(t).unwrap();
+                every_path(Path::at(task), 1.0, &children, &size, &mut units);
+                for (unit, chance) in units {
+                    let mut pieces = Vec::new();
+                    let of_unit = |t: &Task| problem.pieces(t).unwrap();
+                    every_path(unit, chance, &of_unit, &|_| 1.0, &mut pieces);
+                    sliced += usize::from(pieces.len() > 1);
+                    for (piece, chance) in pieces {
+                        let solutions = problem.measure(&piece.task).unwrap().solutions;
+                        total += chance * solutions as f64 * piece.weight();
+                    }
+                }
+            }
+            assert!(sliced > 0, "N = {n}: no unit was cut in pieces");
+            let known = problem.known_solutions().unwrap();
+            assert_eq!(known.relative_error, 0.0);
+            assert!((total / known.total - 1.0).abs() < 1e-9, "N = {n}: {total}");
+        }
     }
 }

@@ -24,6 +24,20 @@ pub struct Estimate {
     pub core_hours: f64,
     pub core_hours_low: f64,
     pub core_hours_high: f64,
+    /// Where the count's solutions are known (published, or extrapolated from the
+    /// published), the core-hours are the sample's cost per solution times them; these
+    /// are the core-hours by the sample's timings alone, which are the core-hours above
+    /// where the solutions are not known.
+    pub core_hours_by_time_alone: f64,
+    pub core_hours_by_time_alone_low: f64,
+    pub core_hours_by_time_alone_high: f64,
+    /// The sample's cost per solution in core-nanoseconds, the solutions it was multiplied
+    /// by, and whether they are published (else extrapolated, with a relative standard
+    /// deviation of `solutions_error`).
+    pub core_ns_per_solution: Option<f64>,
+    pub solutions: Option<f64>,
+    pub solutions_published: bool,
+    pub solutions_error: f64,
     /// What the sample timed, how many, and the tasks of the list it drew them from.
     pub sampled: Timed,
     pub sampled_count: usize,
@@ -72,6 +86,8 @@ pub fn estimate(
         return Ok(None);
     };
     let wall = wall_time(&sample, &count.tasks, Shard::WHOLE, threads, fixed_s);
+    // The solutions the work was weighed against, if it was.
+    let known = problem.known_solutions().filter(|_| sample.per_solution.is_some());
     let estimate = Estimate {
         threads,
         depth: count.depth,
@@ -82,6 +98,13 @@ pub fn estimate(
         core_hours: sample.work.expected / 3600.0,
         core_hours_low: sample.work.low / 3600.0,
         core_hours_high: sample.work.high / 3600.0,
+        core_hours_by_time_alone: sample.by_time_alone.expected / 3600.0,
+        core_hours_by_time_alone_low: sample.by_time_alone.low / 3600.0,
+        core_hours_by_time_alone_high: sample.by_time_alone.high / 3600.0,
+        core_ns_per_solution: sample.per_solution.map(|seconds| 1e9 * seconds),
+        solutions: known.map(|known| known.total),
+        solutions_published: known.is_some_and(|known| known.relative_error == 0.0),
+        solutions_error: known.map_or(0.0, |known| known.relative_error),
         sampled: sample.timed,
         sampled_count: sample.count,
         sampled_list_tasks: sample.list.len(),

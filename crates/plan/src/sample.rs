@@ -24,6 +24,11 @@ pub struct Sample {
     pub(crate) costs: Vec<f64>,
     /// The whole list's work, in thread-seconds.
     pub(crate) work: Prediction,
+    /// The work by the timings alone, where `work` is the sample's cost per solution
+    /// times the solutions known; else the same as `work`.
+    pub(crate) by_time_alone: Prediction,
+    /// The sample's cost per solution, in thread-seconds, where the solutions are known.
+    pub(crate) per_solution: Option<f64>,
     /// How many tasks, units or pieces were timed, the thread-seconds they took, and the
     /// sample's wall time.
     pub(crate) count: usize,

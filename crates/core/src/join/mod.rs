@@ -61,7 +61,7 @@ use self::split::{NAME, Split};
 use self::tail::{TailCache, Tails};
 use self::walk::{Probe, Walk};
 use crate::counts::Counts;
-use crate::engine::{Charge, Counter, Engine, Part, Profile, Task};
+use crate::engine::{Charge, Counter, Engine, Measurement, Part, Profile, Task};
 use crate::error::Error;
 use crate::kernel::Kernel;
 
@@ -339,7 +339,7 @@ impl Engine for Join {
 
     /// Each stretch of the walk timed, and charged to the task that does it once
     /// ([`Join::charges`]).
-    fn measure(&self, task: &Task) -> Result<Vec<Charge>, Error> {
+    fn measure(&self, task: &Task) -> Result<Measurement, Error> {
         let bytes = task.key_for(self)?;
         let key = self.geometry.key(bytes).ok_or_else(|| task.foreign())?;
         // Held before the clock starts: another thread's task may have taken the split's
@@ -350,9 +350,10 @@ impl Engine for Join {
         let north_rows = key.split.order.len().saturating_sub(self.budget.tail_rows);
         let end_north_owned = key.decided.len() >= north_rows;
         let timed = Count::timed(&self.pair_kernel, key.slice, end_north_owned, key.is_row_set());
-        let clock = self.walk_with(&key, &tails, timed).clock.unwrap_or_default();
+        let Count { clock, tally, .. } = self.walk_with(&key, &tails, timed);
         let total = started.elapsed();
-        Ok(self.charges(bytes, &key, &clock, total))
+        let charges = self.charges(bytes, &key, &clock.unwrap_or_default(), total);
+        Ok(Measurement { charges, solutions: tally.total })
     }
 
     fn sampled_tasks(&self, count_tasks: usize) -> usize {

@@ -96,10 +96,12 @@ fn pieces_partition_a_task_and_charge_its_work() {
             assert_eq!(total, join.solve(&task, false).unwrap().total, "N = {n}, {task:?}");
             let head = if n.is_multiple_of(2) { 0 } else { 1 };
             for leaf in &finest {
-                for charge in join.measure(leaf).unwrap() {
+                let measured = join.measure(leaf).unwrap();
+                for charge in measured.charges {
                     assert!((head + 1..=leaf.key().len()).contains(&charge.owner), "N = {n}");
                     assert!(charge.seconds > 0.0, "N = {n}");
                 }
+                assert_eq!(measured.solutions, join.solve(leaf, false).unwrap().total, "N = {n}");
             }
             cut += usize::from(finest.len() > 1);
         }
