@@ -5,8 +5,11 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use nqueens_core::{Method, Problem};
-use nqueens_plan::{Check, Options, Sharing, TaskList, Timed, Unwatched, Watch, check_depth};
+use nqueens_core::{Method, Problem, solutions_of};
+use nqueens_plan::{
+    Check, CheckedTask, Options, Sharing, TaskList, Timed, Unwatched, Watch, check_depth,
+    per_solution_of, work_by_solutions,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::host::{Build, Host, timestamp};
@@ -207,8 +210,8 @@ pub(crate) fn count_list(
 
 /// The head of the table [`row`] writes rows of.
 pub(crate) const TABLE_HEADER: &str = "\
-| N | kernel | core-time (interval) | sampled | checked: counted / predicted | corrected core-time | memory | on 10,000 cores | plan took |
-| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: |
+| N | kernel | core-time (interval) | sampled | checked: counted / predicted | corrected core-time | by the checked tasks' cost per solution | memory | on 10,000 cores | plan took |
+| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |
 ";
 
 /// One plan as a row of the plans table. Sweeps written before the plan crate hold
@@ -238,8 +241,9 @@ pub(crate) fn row(plan: &serde_json::Value) -> String {
         }
         None => ("not checked".to_owned(), "".to_owned()),
     };
+    let by_solutions = by_solutions(plan).unwrap_or_default();
     format!(
-        "| {} | {} | {} | {sampled} | {checked} | {corrected} | {} | {} | {:.0} s |",
+        "| {} | {} | {} | {sampled} | {checked} | {corrected} | {by_solutions} | {} | {} | {:.0} s |",
         plan["n"],
         plan["kernel"].as_str().unwrap_or("unknown"),
         core_time_between(
@@ -251,6 +255,23 @@ pub(crate) fn row(plan: &serde_json::Value) -> String {
         span(cluster_s),
         number("estimate_wall_s"),
     )
+}
+
+/// The count's core-time by its checked tasks' own cost per solution times its solutions
+/// (published, or extrapolated from the published), and that cost: from counts alone.
+/// Worked out from the recorded tasks, so that plans recorded before the check reported
+/// it have it too. `None` for a plan not checked.
+fn by_solutions(plan: &serde_json::Value) -> Option<String> {
+    let tasks: Vec<CheckedTask> = serde_json::from_value(plan["check"]["tasks"].clone()).ok()?;
+    let [per_solution, low, high] = per_solution_of(&tasks)?;
+    let n = plan["n"].as_u64().and_then(|n| usize::try_from(n).ok())?;
+    let work = work_by_solutions([per_solution, low, high], solutions_of(n)?);
+    let hours = |seconds: f64| seconds / 3600.0;
+    Some(format!(
+        "{}, {:.2} core-ns a solution",
+        core_time_between(hours(work.expected), hours(work.low), hours(work.high)),
+        1e9 * per_solution
+    ))
 }
 
 /// What the planned count holds on its threads: each worker's share and what they share

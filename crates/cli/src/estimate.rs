@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget};
-use nqueens_core::{ENGINE_IDENTITY, Method, Problem, Profile};
+use nqueens_core::{ENGINE_IDENTITY, Method, Problem, Profile, SolutionsOf};
 use nqueens_plan::{
     Check, ClusterEstimate, Estimate, Options, TaskList, Timed, Watch, check_depth,
 };
@@ -121,6 +121,8 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
             high: estimate.core_hours_high,
         }),
     });
+    let by_solutions = (check.as_ref().zip(problem.known_solutions()))
+        .and_then(|(check, known)| by_solutions(check, known, &estimate));
     let report = EstimateReport {
         n: problem.n(),
         method: problem.method(),
@@ -130,6 +132,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         cluster,
         check,
         corrected,
+        by_solutions,
         estimate_s: started.elapsed().as_secs_f64(),
         host: Host::this(),
         engine: ENGINE_IDENTITY,
@@ -145,6 +148,25 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     };
     output::print_result(&printed, &result)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The plan by the checked tasks' own cost per solution times the count's `known`
+/// solutions: its core-hours, and the estimate's wall time scaled as they are.
+fn by_solutions(check: &Check, known: SolutionsOf, estimate: &Estimate) -> Option<Corrected> {
+    let work = check.by_solutions(known)?;
+    let planned = 3600.0 * estimate.core_hours;
+    if planned <= 0.0 || work.expected <= 0.0 {
+        return None;
+    }
+    let scaled = |p: Prediction, by: f64| Prediction {
+        expected: p.expected * by,
+        low: p.low * by,
+        high: p.high * by,
+    };
+    Some(Corrected {
+        wall: scaled(work, estimate.predicted_wall_s / planned),
+        core_hours: scaled(work, 1.0 / 3600.0),
+    })
 }
 
 /// A check counts tasks whose predictions come from units or pieces timed below them; an
@@ -175,6 +197,9 @@ struct EstimateReport {
     check: Option<Check>,
     /// The plan corrected by the check's ratio.
     corrected: Option<Corrected>,
+    /// The plan by the checked tasks' own cost per solution times the count's solutions,
+    /// where they are known: from counts alone.
+    by_solutions: Option<Corrected>,
     /// How long the estimate took, from start to report.
     estimate_s: f64,
     /// The machine timed, which the prediction is for.
@@ -300,6 +325,23 @@ impl EstimateReport {
                 hours(corrected.core_hours.expected),
                 hours(corrected.core_hours.low),
                 hours(corrected.core_hours.high),
+            );
+        }
+        if let (Some(check), Some(by_solutions)) = (&self.check, &self.by_solutions)
+            && let Some([per_solution, low, high]) = check.core_ns_per_solution
+        {
+            text += &format!(
+                "by the checked tasks' own cost per solution, {} core-ns ({} to {}): about {} ({} \
+                 to {}), {} core-hours ({} to {})\n",
+                figure(per_solution),
+                figure(low),
+                figure(high),
+                duration(by_solutions.wall.expected),
+                duration(by_solutions.wall.low),
+                duration(by_solutions.wall.high),
+                hours(by_solutions.core_hours.expected),
+                hours(by_solutions.core_hours.low),
+                hours(by_solutions.core_hours.high),
             );
         }
         text += &format!("estimated in {}", duration(self.estimate_s));

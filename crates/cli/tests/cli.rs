@@ -92,7 +92,7 @@ fn a_check_counts_its_tasks_whole_and_corrects_the_plan() {
     assert_eq!(tasks.len(), 3, "{check}");
     let depth = check["depth"].as_u64().unwrap().to_string();
     assert_eq!(check["depth"], value["depth"], "N = 16 checks tasks of the count's list");
-    let (mut predicted, mut counted, mut weights) = (0.0, 0.0, 0.0);
+    let (mut predicted, mut counted, mut weights, mut solutions) = (0.0, 0.0, 0.0, 0.0);
     for task in tasks {
         let index = task["index"].as_u64().unwrap().to_string();
         let alone = json(
@@ -107,6 +107,7 @@ fn a_check_counts_its_tasks_whole_and_corrects_the_plan() {
         predicted += weight * task["predicted_s"].as_f64().unwrap();
         counted += weight * task["counted_s"].as_f64().unwrap();
         weights += weight;
+        solutions += weight * task["total"].as_f64().unwrap();
     }
     let number = |value: &Value, name: &str| value[name].as_f64().unwrap();
     assert_eq!(weights, number(check, "list_tasks"), "{check}");
@@ -116,6 +117,20 @@ fn a_check_counts_its_tasks_whole_and_corrects_the_plan() {
     let corrected = number(&value["corrected"]["wall"], "expected");
     let planned = number(&value, "predicted_wall_s");
     assert!((corrected - planned * ratio).abs() < 1e-9 * corrected.max(1e-12), "{value}");
+    // The checked tasks' own cost per solution, and the plan by it: that cost times the
+    // 14,772,512 solutions of N = 16.
+    let per_solution: Vec<f64> = check["core_ns_per_solution"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let weighed = 1e9 * counted / solutions;
+    assert!((per_solution[0] - weighed).abs() < 1e-9 * weighed, "{check}");
+    assert!(per_solution[1] <= per_solution[0] && per_solution[0] <= per_solution[2]);
+    let by_solutions = number(&value["by_solutions"]["core_hours"], "expected");
+    let expected = per_solution[0] * 1e-9 * 14_772_512.0 / 3600.0;
+    assert!((by_solutions - expected).abs() < 1e-9 * expected, "{value}");
 
     let text = String::from_utf8(nqueens(&args[..args.len() - 1]).stdout).unwrap();
     assert_eq!(text.matches("checked task ").count(), 3, "{text}");
@@ -123,6 +138,7 @@ fn a_check_counts_its_tasks_whole_and_corrects_the_plan() {
         text.contains("times the predicted time") && text.contains("corrected: about"),
         "{text}"
     );
+    assert!(text.contains("by the checked tasks' own cost per solution"), "{text}");
 }
 
 /// `--profile` profiles each checked task: its parts' times add up to its own, its

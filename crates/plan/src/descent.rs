@@ -415,7 +415,7 @@ pub(crate) fn sample(
     .threads(threads)
     .stop_flag(options.stop.clone());
     // The timings of pieces, or of units' paths cut at `cut`, of the draws from `from` on:
-    // (list index, seconds, cost).
+    // what each draw says of its list task.
     let timed_as = |results: &[Timing], pieces: bool, cut: usize, from: usize| {
         (sampled_timings(results, draws.len(), pieces, cut, from).into_iter())
             .map(|t| Weighed {
@@ -440,6 +440,8 @@ pub(crate) fn sample(
     // The highest level of the climb whose timings are in, where the sample settles if
     // its time runs out before the climb ends.
     let mut climbed = NOT_CUT;
+    // When the sample proper began, on the session's clock.
+    let mut sampling_since = None;
     let feed = |progress: &Progress<'_, Vec<Timing>>| {
         if !warmed {
             warmed = true;
@@ -521,14 +523,25 @@ pub(crate) fn sample(
         });
         let count_wall = work.map_or(0.0, |work| work.expected / threads as f64);
         let most_time = options.sample_time.unwrap_or_else(|| default_time(precision, count_wall));
-        let time_left = session < most_time && next < draws.len();
+        // By default the sample proper has time of its own: where choosing what to time
+        // took the sample's time, it goes on until it has its least draws or has had that
+        // time again. N = 23's pilot and climb took all of 90 s on 2 threads (its odd board
+        // builds a split's tail tables for most of the random draws that choose), and five
+        // seeds' samples of 13 tasks each then spread 1.8 times.
+        let since = *sampling_since.get_or_insert(session);
+        let own_time_left = options.sample_time.is_none()
+            && session - since < MOST_DESCENT_TIME
+            && timed.len() < least;
+        let lacking = own_time_left && session >= most_time;
+        let time_left = (session < most_time || own_time_left) && next < draws.len();
         let affordable = precision <= AFFORDABLE_PRECISION && share >= AFFORDABLE_SHARE;
         let fewest = LEAST_TIMED_PER_THREAD * threads;
         let short = timed.len() < fewest && next < draws.len();
         let done = (session.as_secs_f64() / most_time.as_secs_f64())
             .max(ENOUGH_PRECISION / precision)
             .max(if precision <= AFFORDABLE_PRECISION { share / AFFORDABLE_SHARE } else { 0.0 })
-            .min(if short { timed.len() as f64 / fewest as f64 } else { 1.0 });
+            .min(if short { timed.len() as f64 / fewest as f64 } else { 1.0 })
+            .min(if lacking { timed.len() as f64 / least as f64 } else { 1.0 });
         watch.sampling(kind_of(pieces, len), timed.len(), done, session);
         if (precision <= ENOUGH_PRECISION || affordable || !time_left) && !short {
             return Ok(Vec::new());
@@ -655,8 +668,8 @@ impl Strata {
     /// of the time, are some 120 a solution at N = 22): the ratio leaves out of the error
     /// what the weights and the tasks' sizes spread, and keeps what their cost per
     /// solution does. The checks of the plans table said so first: there, counted row
-    /// sets' times minus their solutions at the mean cost per solution spread 2 to 12
-    /// times less than their times (docs/design-notes.md).
+    /// sets' times minus their solutions at the mean cost per solution varied 2.5 to 12
+    /// times less than their times (variances; docs/design-notes.md).
     fn estimate(&self, timed: &[Weighed], known: Option<SolutionsOf>) -> Option<Stratified> {
         if timed.is_empty() {
             return None;

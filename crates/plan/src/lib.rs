@@ -29,7 +29,10 @@ mod sample;
 mod split;
 mod whole;
 
-pub use crate::check::{Check, CheckedTask, MOST_CHECKED_TASK_SECONDS, check, check_depth};
+pub use crate::check::{
+    Check, CheckedTask, MOST_CHECKED_TASK_SECONDS, check, check_depth, per_solution_of,
+    work_by_solutions,
+};
 pub use crate::estimate::{ClusterEstimate, Estimate, cluster, estimate};
 pub use crate::options::{Options, PlanError, TaskList, Timed, Unwatched, Watch};
 pub use crate::sample::Sample;
