@@ -218,6 +218,22 @@ struct Corrected {
     core_hours: Prediction,
 }
 
+impl Corrected {
+    /// The plan as the output's lines give it: wall time and core-hours, each with its
+    /// interval.
+    fn text(&self) -> String {
+        format!(
+            "about {} ({} to {}), {} core-hours ({} to {})",
+            duration(self.wall.expected),
+            duration(self.wall.low),
+            duration(self.wall.high),
+            hours(self.core_hours.expected),
+            hours(self.core_hours.low),
+            hours(self.core_hours.high),
+        )
+    }
+}
+
 fn prediction<S: serde::Serializer>(p: &Prediction, serializer: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeStruct;
     let mut fields = serializer.serialize_struct("Prediction", 3)?;
@@ -312,36 +328,25 @@ impl EstimateReport {
             }
             text += &format!(
                 "check: {} (depth {}) counted {:.2} times the predicted time ({:.2} to {:.2}) in \
-                 {}; corrected: about {} ({} to {}), {} core-hours ({} to {})\n",
+                 {}; corrected: {}\n",
                 things(check.tasks.len(), "task"),
                 check.depth,
                 check.ratio,
                 check.ratio_low,
                 check.ratio_high,
                 duration(check.check_s),
-                duration(corrected.wall.expected),
-                duration(corrected.wall.low),
-                duration(corrected.wall.high),
-                hours(corrected.core_hours.expected),
-                hours(corrected.core_hours.low),
-                hours(corrected.core_hours.high),
+                corrected.text(),
             );
         }
         if let (Some(check), Some(by_solutions)) = (&self.check, &self.by_solutions)
             && let Some([per_solution, low, high]) = check.core_ns_per_solution
         {
             text += &format!(
-                "by the checked tasks' own cost per solution, {} core-ns ({} to {}): about {} ({} \
-                 to {}), {} core-hours ({} to {})\n",
+                "by the checked tasks' own cost per solution, {} core-ns ({} to {}): {}\n",
                 figure(per_solution),
                 figure(low),
                 figure(high),
-                duration(by_solutions.wall.expected),
-                duration(by_solutions.wall.low),
-                duration(by_solutions.wall.high),
-                hours(by_solutions.core_hours.expected),
-                hours(by_solutions.core_hours.low),
-                hours(by_solutions.core_hours.high),
+                by_solutions.text(),
             );
         }
         text += &format!("estimated in {}", duration(self.estimate_s));
