@@ -384,6 +384,8 @@ fn figure(value: f64) -> String {
         10.0.. => format!("{value:.1}"),
         1.0.. => format!("{value:.2}"),
         0.001.. => format!("{value:.3}"),
+        // An interval's low end cut at nothing reads as nothing, not as "0.00e0".
+        0.0 => "0".to_owned(),
         _ => format!("{value:.2e}"),
     }
 }
@@ -530,6 +532,14 @@ mod tests {
         assert_eq!(duration(5.0 * 3600.0 + 420.0), "5h07m");
         assert_eq!(duration(2.0 * 86400.0 + 4.0 * 3600.0), "2d04h");
         assert_eq!(duration(3.25 * 31_557_600.0), "3.2y");
+    }
+
+    #[test]
+    fn figures_read_at_a_glance() {
+        assert_eq!(figure(24.93), "24.9");
+        assert_eq!(figure(0.583), "0.583");
+        assert_eq!(figure(0.0), "0");
+        assert_eq!(figure(0.000_42), "4.20e-4");
     }
 
     #[test]
