@@ -85,14 +85,8 @@ impl Check {
     /// `work` (thread-seconds, or any time that scales with them) corrected by the
     /// check's ratio, its interval widened by the ratio's.
     pub fn corrected(&self, work: Prediction) -> Prediction {
-        let relative = |p: Prediction| {
-            let spread = (p.high - p.expected).max(p.expected - p.low);
-            if p.expected > 0.0 { spread / p.expected } else { 0.0 }
-        };
         let ratio = Prediction { expected: self.ratio, low: self.ratio_low, high: self.ratio_high };
-        let expected = work.expected * self.ratio;
-        let margin = expected * relative(work).hypot(relative(ratio));
-        Prediction { expected, low: (expected - margin).max(0.0), high: expected + margin }
+        product(work, ratio)
     }
 
     /// The count's work in thread-seconds, with its interval, by the checked tasks' own
@@ -108,11 +102,21 @@ impl Check {
 /// solution ([expected, low, high]), its interval widened by the solutions' own error.
 pub fn work_by_solutions(per_solution: [f64; 3], solutions: SolutionsOf) -> Prediction {
     let [expected, low, high] = per_solution;
-    let spread = (high - expected).max(expected - low);
-    let relative = if expected > 0.0 { spread / expected } else { 0.0 };
-    let margin = relative.hypot(INTERVAL_WIDTH * solutions.relative_error);
-    let work = expected * solutions.total;
-    Prediction { expected: work, low: work * (1.0 - margin).max(0.0), high: work * (1.0 + margin) }
+    let margin = INTERVAL_WIDTH * solutions.relative_error * solutions.total;
+    let total = solutions.total;
+    let solutions = Prediction { expected: total, low: total - margin, high: total + margin };
+    product(Prediction { expected, low, high }, solutions)
+}
+
+/// The product of two independent estimates, their relative margins added in quadrature.
+fn product(a: Prediction, b: Prediction) -> Prediction {
+    let relative = |p: Prediction| {
+        let spread = (p.high - p.expected).max(p.expected - p.low);
+        if p.expected > 0.0 { spread / p.expected } else { 0.0 }
+    };
+    let expected = a.expected * b.expected;
+    let margin = expected * relative(a).hypot(relative(b));
+    Prediction { expected, low: (expected - margin).max(0.0), high: expected + margin }
 }
 
 /// The split a check draws its tasks from, for a count split `depth` deep whose estimate
@@ -311,25 +315,8 @@ fn draw(
 /// gives no spread: its interval is the ratio's own size either way. `None` where the
 /// tasks were predicted to take no time.
 fn ratio_of(tasks: &[CheckedTask]) -> Option<(f64, f64, f64)> {
-    let predicted: f64 = tasks.iter().map(|t| t.weight * t.predicted_s).sum();
-    let counted: f64 = tasks.iter().map(|t| t.weight * t.counted_s).sum();
-    if predicted <= 0.0 {
-        return None;
-    }
-    let ratio = counted / predicted;
-    let k = tasks.len() as f64;
-    let error = if tasks.len() < 2 {
-        ratio
-    } else {
-        let strays: f64 = (tasks.iter())
-            .map(|t| (t.weight * (t.counted_s - ratio * t.predicted_s)).powi(2))
-            .sum::<f64>();
-        let noise: f64 =
-            tasks.iter().map(|t| (t.weight * ratio * t.predicted_error_s).powi(2)).sum();
-        (strays * k / (k - 1.0) + noise).sqrt() / predicted
-    };
-    let margin = student_quantile(tasks.len().saturating_sub(1)) * error;
-    Some((ratio, (ratio - margin).max(0.0), ratio + margin))
+    let [ratio, low, high] = counted_over(tasks, |t| t.predicted_s, |t| t.predicted_error_s)?;
+    Some((ratio, low, high))
 }
 
 /// The tasks' counted thread-seconds per solution, each task weighed by how many it
@@ -339,23 +326,36 @@ fn ratio_of(tasks: &[CheckedTask]) -> Option<(f64, f64, f64)> {
 /// than the time of the tasks does (the plans table's checks: 2.5 to 12 times less in
 /// variance). `None` where the tasks found no solutions.
 pub fn per_solution_of(tasks: &[CheckedTask]) -> Option<[f64; 3]> {
-    let solutions: f64 = tasks.iter().map(|t| t.weight * t.total as f64).sum();
+    counted_over(tasks, |t| t.total as f64, |_| 0.0)
+}
+
+/// The ratio of the tasks' weighed counted time to their weighed `of`, with its interval
+/// ([expected, low, high]): the ratio estimator's standard error, from how far each
+/// task's weighed count strays from its `of` times the ratio and from the standard error
+/// of each `of` (`error_of`), times Student's quantile for so few tasks. One task gives no
+/// spread: its interval is the ratio's own size. `None` where the `of` add up to nothing.
+fn counted_over(
+    tasks: &[CheckedTask],
+    of: impl Fn(&CheckedTask) -> f64,
+    error_of: impl Fn(&CheckedTask) -> f64,
+) -> Option<[f64; 3]> {
+    let over: f64 = tasks.iter().map(|t| t.weight * of(t)).sum();
     let counted: f64 = tasks.iter().map(|t| t.weight * t.counted_s).sum();
-    if solutions <= 0.0 {
+    if over <= 0.0 {
         return None;
     }
-    let per_solution = counted / solutions;
+    let ratio = counted / over;
     let k = tasks.len() as f64;
     let error = if tasks.len() < 2 {
-        per_solution
+        ratio
     } else {
-        let strays: f64 = (tasks.iter())
-            .map(|t| (t.weight * (t.counted_s - per_solution * t.total as f64)).powi(2))
-            .sum();
-        (strays * k / (k - 1.0)).sqrt() / solutions
+        let strays: f64 =
+            tasks.iter().map(|t| (t.weight * (t.counted_s - ratio * of(t))).powi(2)).sum();
+        let noise: f64 = tasks.iter().map(|t| (t.weight * ratio * error_of(t)).powi(2)).sum();
+        (strays * k / (k - 1.0) + noise).sqrt() / over
     };
     let margin = student_quantile(tasks.len().saturating_sub(1)) * error;
-    Some([per_solution, (per_solution - margin).max(0.0), per_solution + margin])
+    Some([ratio, (ratio - margin).max(0.0), ratio + margin])
 }
 
 /// The mean of `costs` and its standard error (none from one cost).
