@@ -28,6 +28,8 @@ pub(crate) struct Setup {
     pub(crate) placement: Option<Placement>,
     /// The most bytes an engine whose memory grows with N may hold per worker thread.
     pub(crate) memory_per_thread: u64,
+    /// For a sample drawn from the whole task list, the threads timing it; 0 for a count.
+    pub(crate) sample_threads: usize,
 }
 
 /// One way of counting. Implementations check their task's engine and shape before they

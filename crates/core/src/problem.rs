@@ -80,6 +80,7 @@ impl Problem {
             kernel: Kernel::Auto,
             placement: None,
             memory_per_thread: DEFAULT_MEMORY_PER_THREAD,
+            sample_threads: 0,
         };
         Problem::build(method, setup, None)
     }
@@ -152,6 +153,16 @@ impl Problem {
     /// ignores it.
     pub fn with_memory_per_thread(&self, bytes: u64) -> Result<Problem, Error> {
         Problem::build(self.method, Setup { memory_per_thread: bytes, ..self.setup }, self.turn)
+    }
+
+    /// The same problem for a sample (or check) whose `threads` threads time tasks drawn
+    /// from the whole list rather than in its order: an engine that keeps what it builds
+    /// once for many neighbouring tasks (the join's tail tables of a split) keeps as much
+    /// of it as the threads' budgets hold, so that the sample does not rebuild it before
+    /// most timings. What each task does is the count's: the tables are the same.
+    pub fn for_sample(&self, threads: usize) -> Result<Problem, Error> {
+        let setup = Setup { sample_threads: threads, ..self.setup };
+        Problem::build(self.method, setup, self.turn)
     }
 
     /// The most bytes per thread the count may hold: [`DEFAULT_MEMORY_PER_THREAD`] unless

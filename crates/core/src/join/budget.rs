@@ -109,6 +109,19 @@ impl Budget {
         Ok(budget)
     }
 
+    /// The budget of a sample of a board with `splits` splits timed by `threads` threads:
+    /// its cache holds as many splits as the tail share of all their budgets does, less
+    /// the one a thread builds while it is full, at least the count's and at most every
+    /// split, with the count's tail rows. A sample draws from every split, and on odd boards
+    /// the count's few (3 of N = 21's 11 and N = 25's 13) were rebuilt before most timings,
+    /// each build alone, with the other thread waiting: `estimate 21` and `estimate 25` ran
+    /// on one of their two threads (docs/measurements/estimator.md).
+    pub(super) fn sampled_by(self, splits: usize, threads: usize) -> Budget {
+        let tail_share = (self.lists + self.tail_table_bytes()) / TAIL_TABLES_SHARE;
+        let held = (threads * tail_share / self.tail_bytes.max(1)).saturating_sub(1);
+        Budget { cached_splits: held.min(splits).max(self.cached_splits), ..self }
+    }
+
     /// The bytes a thread counts for tail tables ([`counted_copies`]).
     fn tail_table_bytes(&self) -> usize {
         self.tail_copies * self.tail_bytes
@@ -253,6 +266,27 @@ mod tests {
         let small = Budget::new(&Geometry::new(18), MIN_MEMORY).unwrap();
         let large = Budget::new(&Geometry::new(18), DEFAULT_MEMORY_PER_THREAD).unwrap();
         assert!(small.tail_rows < large.tail_rows, "a small budget holds fewer tail rows");
+    }
+
+    /// A sample's cache holds what the tail share of its threads' budgets holds, never
+    /// fewer splits than the count's nor more than the board has, with the count's tables.
+    #[test]
+    fn a_sample_holds_more_splits_of_the_same_tables() {
+        let geometry = Geometry::new(21);
+        let count = Budget::new(&geometry, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let splits = geometry.split_count();
+        assert!(count.cached_splits < splits, "N = 21's count holds {}", count.cached_splits);
+        for threads in 1..=4 {
+            let sample = count.sampled_by(splits, threads);
+            assert_eq!(
+                (sample.tail_rows, sample.tail_bytes, sample.lists),
+                (count.tail_rows, count.tail_bytes, count.lists)
+            );
+            let share = threads * (DEFAULT_MEMORY_PER_THREAD - SCRATCH_BYTES) as usize / 2;
+            assert!((sample.cached_splits + 1) * sample.tail_bytes <= share, "{threads} threads");
+            assert!(sample.cached_splits > count.cached_splits, "{threads} threads");
+        }
+        assert_eq!(count.sampled_by(splits, 2).cached_splits, splits);
     }
 
     #[test]

@@ -102,6 +102,16 @@ impl Join {
         Ok(Join { geometry, pair_kernel, budget, tails })
     }
 
+    /// The join for a sample timed by `threads` threads (none: a count), whose tail cache
+    /// holds as many splits as their budgets' tail share does ([`Budget::sampled_by`]).
+    pub(crate) fn sampled_by(mut self, threads: usize) -> Join {
+        if threads > 0 {
+            self.budget = self.budget.sampled_by(self.geometry.split_count(), threads);
+            self.tails = Arc::new(TailCache::new(self.budget.cached_splits));
+        }
+        self
+    }
+
     /// Counts the solutions below one task's key, or a piece's, or `None` if the key is
     /// neither a task nor a piece of this board.
     fn solve_key(&self, bytes: &[u8]) -> Option<JoinCount> {
