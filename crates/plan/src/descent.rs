@@ -14,7 +14,7 @@ use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, st
 
 use crate::gate::Gate;
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
-use crate::sample::{NOT_CUT, RUN_TO_RUN, Sample, unit_interval, with_noise};
+use crate::sample::{NOT_CUT, PerSolution, RUN_TO_RUN, Sample, unit_interval, with_noise};
 use crate::whole::WARM_UP_PER_THREAD;
 
 /// The longest the descents may run unless the options say otherwise, or the sample is
@@ -696,7 +696,8 @@ impl Strata {
         let deviation = (scale * residuals.variance.sqrt()).hypot(expected * known.relative_error);
         let work = around(expected, deviation);
         let means = by_time.means.iter().map(|mean| mean * scale).collect();
-        Some(Stratified { work, means, by_time_alone, per_solution: Some(per_solution) })
+        let per_solution = Some(PerSolution { seconds: per_solution, solutions: known });
+        Some(Stratified { work, means, by_time_alone, per_solution })
     }
 
     /// The stratified estimate of the list's sum of `value`: each stratum's mean times its
@@ -753,8 +754,8 @@ struct Stratified {
     means: Vec<f64>,
     /// The work by the timings alone, which is `work` where the solutions are not known.
     by_time_alone: Prediction,
-    /// The sample's cost per solution, in thread-seconds, where the solutions are known.
-    per_solution: Option<f64>,
+    /// The sample's cost per solution, where the solutions are known.
+    per_solution: Option<PerSolution>,
 }
 
 /// A stratified sum and its variance, with each stratum's mean.
@@ -1109,7 +1110,7 @@ mod tests {
             .collect();
         let published = SolutionsOf { total: 1000.0, relative_error: 0.0 };
         let found = strata.estimate(&draws, Some(published)).unwrap();
-        assert_eq!(found.per_solution, Some(3.0));
+        assert_eq!(found.per_solution.map(|found| found.seconds), Some(3.0));
         assert!((found.work.expected - 3000.0).abs() < 1e-9, "{:?}", found.work);
         assert!(found.work.high - found.work.low < 1e-9, "{:?}", found.work);
         let alone = found.by_time_alone;

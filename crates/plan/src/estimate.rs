@@ -86,8 +86,7 @@ pub fn estimate(
         return Ok(None);
     };
     let wall = wall_time(&sample, &count.tasks, Shard::WHOLE, threads, fixed_s);
-    // The solutions the work was weighed against, if it was.
-    let known = problem.known_solutions().filter(|_| sample.per_solution.is_some());
+    let known = sample.per_solution.map(|found| found.solutions);
     let estimate = Estimate {
         threads,
         depth: count.depth,
@@ -101,7 +100,7 @@ pub fn estimate(
         core_hours_by_time_alone: sample.by_time_alone.expected / 3600.0,
         core_hours_by_time_alone_low: sample.by_time_alone.low / 3600.0,
         core_hours_by_time_alone_high: sample.by_time_alone.high / 3600.0,
-        core_ns_per_solution: sample.per_solution.map(|seconds| 1e9 * seconds),
+        core_ns_per_solution: sample.per_solution.map(|found| 1e9 * found.seconds),
         solutions: known.map(|known| known.total),
         solutions_published: known.is_some_and(|known| known.relative_error == 0.0),
         solutions_error: known.map_or(0.0, |known| known.relative_error),

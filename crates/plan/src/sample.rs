@@ -1,7 +1,7 @@
 //! A timed sample of a task list, what it predicts of each task, and the noise every
 //! prediction carries.
 
-use nqueens_core::Task;
+use nqueens_core::{SolutionsOf, Task};
 use nqueens_scheduler::{INTERVAL_WIDTH, Prediction};
 
 use crate::options::Timed;
@@ -27,13 +27,22 @@ pub struct Sample {
     /// The work by the timings alone, where `work` is the sample's cost per solution
     /// times the solutions known; else the same as `work`.
     pub(crate) by_time_alone: Prediction,
-    /// The sample's cost per solution, in thread-seconds, where the solutions are known.
-    pub(crate) per_solution: Option<f64>,
+    /// The sample's cost per solution and the solutions it was multiplied by, where they
+    /// are known.
+    pub(crate) per_solution: Option<PerSolution>,
     /// How many tasks, units or pieces were timed, the thread-seconds they took, and the
     /// sample's wall time.
     pub(crate) count: usize,
     pub(crate) timed_cost: f64,
     pub(crate) seconds: f64,
+}
+
+/// A sample's cost per solution, in thread-seconds, and the solutions known that it
+/// multiplies to the count's work.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct PerSolution {
+    pub(crate) seconds: f64,
+    pub(crate) solutions: SolutionsOf,
 }
 
 impl Sample {
