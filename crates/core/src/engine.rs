@@ -6,6 +6,7 @@
 //! for a method.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::counts::Counts;
 use crate::error::Error;
@@ -28,8 +29,6 @@ pub(crate) struct Setup {
     pub(crate) placement: Option<Placement>,
     /// The most bytes an engine whose memory grows with N may hold per worker thread.
     pub(crate) memory_per_thread: u64,
-    /// For a sample drawn from the whole task list, the threads timing it; 0 for a count.
-    pub(crate) sample_threads: usize,
 }
 
 /// One way of counting. Implementations check their task's engine and shape before they
@@ -96,6 +95,14 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     fn is_prepared(&self, task: &Task) -> Result<bool, Error> {
         let _ = task;
         Ok(true)
+    }
+
+    /// The engine for a sample whose `threads` threads time tasks drawn from the whole list
+    /// ([`crate::Problem::for_sample`]): one that keeps more of what it builds for many
+    /// tasks, sharing what this one has built; `None` where this one serves as it is.
+    fn for_sample(&self, threads: usize) -> Option<Arc<dyn Engine>> {
+        let _ = threads;
+        None
     }
 
     /// Solves `task` whole, as a count does, and times it once what the engine shares

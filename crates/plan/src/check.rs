@@ -190,7 +190,7 @@ pub fn check(
     for (checked, drawn) in chosen.iter().enumerate() {
         items.push(Item::Whole { checked, task: drawn.path.task.clone() });
     }
-    let solver = problem.for_sample(options.threads)?;
+    let solver = problem.for_sample(options.threads);
     let (profile, gate) = (options.profile, Gate::default());
     let runner = Runner::new(
         items,

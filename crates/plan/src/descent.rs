@@ -392,7 +392,7 @@ pub(crate) fn sample(
         items.push((draws.len() + at, true, d.piece.clone()));
     }
     let cut = Arc::new(AtomicUsize::new(NOT_CUT));
-    let (solver, gate) = (problem.for_sample(threads)?, Gate::default());
+    let (solver, gate) = (problem.for_sample(threads), Gate::default());
     let cut_now = Arc::clone(&cut);
     let runner = Runner::new(
         items,

@@ -110,7 +110,7 @@ fn time_sample(
     let strata = strata(list.len());
     let order = stratified_order(&(0..list.len()).collect::<Vec<_>>(), strata, options.seed);
     let indexed: Vec<(usize, Task)> = list.iter().cloned().enumerate().collect();
-    let (solver, gate) = (problem.for_sample(options.threads)?, Gate::default());
+    let (solver, gate) = (problem.for_sample(options.threads), Gate::default());
     let runner = Runner::new(
         indexed,
         move |(index, task): &(usize, Task)| {

@@ -102,14 +102,15 @@ impl Join {
         Ok(Join { geometry, pair_kernel, budget, tails })
     }
 
-    /// The join for a sample timed by `threads` threads (none: a count), whose tail cache
-    /// holds as many splits as their budgets' tail share does ([`Budget::sampled_by`]).
-    pub(crate) fn sampled_by(mut self, threads: usize) -> Join {
-        if threads > 0 {
-            self.budget = self.budget.sampled_by(self.geometry.split_count(), threads);
-            self.tails = Arc::new(TailCache::new(self.budget.cached_splits));
-        }
-        self
+    /// The join for a sample timed by `threads` threads: its tail cache holds as many
+    /// splits as their budgets' tail share does ([`Budget::sampled_by`]), starting with the
+    /// tables this one holds; `None` where that is no more than this one holds.
+    fn sampled_by(&self, threads: usize) -> Option<Join> {
+        let budget = self.budget.sampled_by(self.geometry.split_count(), threads);
+        (budget.cached_splits > self.budget.cached_splits).then(|| {
+            let tails = Arc::new(self.tails.widened(budget.cached_splits));
+            Join { budget, tails, ..self.clone() }
+        })
     }
 
     /// Counts the solutions below one task's key, or a piece's, or `None` if the key is
@@ -364,6 +365,10 @@ impl Engine for Join {
         let total = started.elapsed();
         let charges = self.charges(bytes, &key, &clock.unwrap_or_default(), total);
         Ok(Measurement { charges, solutions: tally.total })
+    }
+
+    fn for_sample(&self, threads: usize) -> Option<Arc<dyn Engine>> {
+        self.sampled_by(threads).map(|join| Arc::new(join) as Arc<dyn Engine>)
     }
 
     fn sampled_tasks(&self, count_tasks: usize) -> usize {

@@ -288,6 +288,14 @@ impl TailCache {
         Arc::clone(tails.get_or_init(|| Arc::new(build())))
     }
 
+    /// A cache of `slots` splits that holds, to begin with, what this one holds.
+    pub(super) fn widened(&self, slots: usize) -> TailCache {
+        let held = (self.lock().iter())
+            .map(|slot| Slot { middle_queen: slot.middle_queen, tails: Arc::clone(&slot.tails) })
+            .collect();
+        TailCache { slots: slots.max(1), held: Mutex::new(held) }
+    }
+
     /// Whether the tables of the split of `middle_queen` are built and held.
     pub(super) fn holds(&self, middle_queen: Option<usize>) -> bool {
         let held = self.lock();

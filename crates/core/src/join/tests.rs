@@ -238,6 +238,25 @@ fn tasks_of_the_splits_the_cache_holds_build_no_tables() {
     }
 }
 
+/// A sample of N = 21 holds every split, beginning with the tables the count's join built;
+/// an even board's one split is held by the count's join already.
+#[test]
+fn a_sample_holds_every_split_and_shares_the_tables_built() {
+    let count = Join::new(21, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    let splits = count.geometry.splits();
+    assert!(count.budget.cached_splits < splits.len());
+    let built = count.tails_of(&splits[0]);
+    let sampled = count.sampled_by(2).expect("N = 21's sample holds more splits");
+    assert!(Arc::ptr_eq(&built, &sampled.tails_of(&splits[0])), "the sample rebuilt them");
+    let first: Vec<_> = splits.iter().map(|split| sampled.tails_of(split)).collect();
+    for (split, tails) in splits.iter().zip(&first) {
+        assert!(Arc::ptr_eq(tails, &sampled.tails_of(split)), "{:?} rebuilt", split.middle_queen);
+    }
+    assert!(count.sampled_by(1).is_some() && count.sampled_by(2).is_some());
+    let even = Join::new(20, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    assert!(even.sampled_by(2).is_none());
+}
+
 /// A profiled solve counts what a plain one counts, its parts add up to its time, and its
 /// pair count's work agrees with the pairs it tested: every group test is of a query
 /// against up to a group of lanes, and costs a lookup per chunk.
