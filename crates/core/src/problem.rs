@@ -158,10 +158,10 @@ impl Problem {
     /// from the whole list rather than in its order: an engine that keeps what it builds
     /// once for many neighbouring tasks (the join's tail tables of a split) keeps as much
     /// of it as the threads' budgets hold, so that the sample does not rebuild it before
-    /// most timings. What each task does is the count's: the tables are the same.
-    /// What this problem's engine has built already serves the sample too: rebuilt in an
-    /// engine of its own, N = 24's one split's tables took the sample's first 12 seconds
-    /// on one thread.
+    /// most timings. Each task does what the count's does, on the same tables, and what
+    /// this problem's engine has built already serves the sample: rebuilt in an engine of
+    /// its own, N = 24's one split's tables took the sample's first 12 seconds on one
+    /// thread.
     pub fn for_sample(&self, threads: usize) -> Problem {
         match self.engine.for_sample(threads) {
             Some(engine) => Problem { engine, ..self.clone() },

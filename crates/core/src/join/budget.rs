@@ -115,7 +115,7 @@ impl Budget {
     /// split, with the count's tail rows. A sample draws from every split, and on odd boards
     /// the count's few (3 of N = 21's 11 and N = 25's 13) were rebuilt before most timings,
     /// each build alone, with the other thread waiting: `estimate 21` and `estimate 25` ran
-    /// on one of their two threads (docs/measurements/estimator.md).
+    /// on one of their two threads (docs/measurements/plans.md).
     pub(super) fn sampled_by(self, splits: usize, threads: usize) -> Budget {
         let tail_share = (self.lists + self.tail_table_bytes()) / TAIL_TABLES_SHARE;
         let held = (threads * tail_share / self.tail_bytes.max(1)).saturating_sub(1);

@@ -252,7 +252,7 @@ fn a_sample_holds_every_split_and_shares_the_tables_built() {
     for (split, tails) in splits.iter().zip(&first) {
         assert!(Arc::ptr_eq(tails, &sampled.tails_of(split)), "{:?} rebuilt", split.middle_queen);
     }
-    assert!(count.sampled_by(1).is_some() && count.sampled_by(2).is_some());
+    assert!(count.sampled_by(1).is_some(), "one thread's budget holds more splits too");
     let even = Join::new(20, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
     assert!(even.sampled_by(2).is_none());
 }
