@@ -230,6 +230,7 @@ fn sort_through_pext<'s>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::join::pair_count::key::MOST_KEY_BITS;
     use crate::join::pair_count::tests::bitsets;
 
     #[test]
@@ -255,28 +256,31 @@ mod tests {
             let mut permutation = Permutation::default();
             // Lengths that fill the sort's runs, leave items past them, or fill none.
             let lengths = [1000, 1003, SORT_STREAMS - 1, 0];
-            let keys = [Key::of(&[2, 5, 8, 11]), Key::of(&[11, 0, 1, 2, 3, 6, 8, 9])];
+            // A key as long as the longest a list gets, too.
+            let widest: Vec<u8> = (0..MOST_KEY_BITS as u8).map(|bit| 19 - bit).collect();
+            let keys =
+                [Key::of(&[2, 5, 8, 11]), Key::of(&[11, 0, 1, 2, 3, 6, 8, 9]), Key::of(&widest)];
             for (len, key) in lengths.into_iter().flat_map(|len| keys.map(|key| (len, key))) {
-                let original = bitsets(len, 12, 300, 9);
+                let original = bitsets(len, 20, 300, 9);
                 let (mut starts, mut next) = (Vec::new(), Vec::new());
                 let mut spare = Room::new();
                 spare.fill(1200, u64::MAX);
-                permutation.build((1 << 12) - 1, &key, pext);
+                permutation.build((1 << 20) - 1, &key, pext);
                 let sorted =
                     permutation.sort(&original, &mut spare, &mut starts, &mut next).to_vec();
                 let indices = 1 << key.bits().len();
                 assert_eq!((sorted.len(), starts[indices]), (len, len));
                 let rest_bits = permutation.rest_bits;
-                for index in 0..indices {
-                    let mut bucket: Vec<u64> = original
-                        .iter()
-                        .map(|&x| permutation.apply(x))
-                        .filter(|&x| x >> rest_bits == index as u64)
-                        .collect();
+                let mut buckets = vec![Vec::new(); indices];
+                for &item in &original {
+                    let moved = permutation.apply(item);
+                    buckets[(moved >> rest_bits) as usize].push(moved);
+                }
+                for (index, bucket) in buckets.iter_mut().enumerate() {
                     let mut sorted = sorted[starts[index]..starts[index + 1]].to_vec();
                     bucket.sort_unstable();
                     sorted.sort_unstable();
-                    assert_eq!(bucket, sorted, "{pext:?}, {len} items, key {key:?}, {index}");
+                    assert_eq!(*bucket, sorted, "{pext:?}, {len} items, key {key:?}, {index}");
                 }
             }
         }

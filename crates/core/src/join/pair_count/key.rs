@@ -4,12 +4,12 @@
 
 /// The most bits of the signatures that sort both lists into buckets, for every lane
 /// width. A list gets a bit per doubling of its length ([`ITEMS_PER_BUCKET`]), so this
-/// only limits lists of more than a million signatures, which boards from N = 24 hold.
-/// It was 10 for 512 lanes (whose sort's write positions then stay in the first-level
-/// cache) and 12 for the narrower groups: at N = 26, 14 bits tested 139 pairs per
-/// solution where 10 tested 270, and its checked tasks took 0.90 of the time; 16 took the
-/// same as 14, and N = 22's checked tasks 0.99 of the time (docs/measurements/join.md).
-const MOST_KEY_BITS: usize = 14;
+/// only limits lists of more than four million signatures, which boards from N = 26 hold.
+/// At N = 26 with its row sets whole, 16 bits tested 85 pairs per solution where 14
+/// tested 118, and its checked tasks took 0.88 of the time though the sort into 65,536
+/// buckets took half as long again; 18 tested 82 and sorted slower than that saved
+/// (docs/measurements/join.md).
+pub(super) const MOST_KEY_BITS: usize = 16;
 
 // The permutation maps the key's bits to its index in a `u16`.
 const _: () = assert!(MOST_KEY_BITS <= 16);
@@ -112,9 +112,9 @@ mod tests {
         let bits_for = |lanes| choose(lanes, &longer, &queries, live).bits().len();
         assert_eq!(bits_for(512), 12, "300,000 bitsets in buckets of about 64, 512 lanes");
         assert_eq!(bits_for(256), 12, "256 lanes");
-        let longest = bitsets(1 << 21, 30, 150, 3);
+        let longest = bitsets(1 << 22, 30, 150, 3);
         let bits = choose(512, &longest, &queries, live).bits().len();
-        assert_eq!(bits, MOST_KEY_BITS, "2^21 bitsets, at most the limit");
+        assert_eq!(bits, MOST_KEY_BITS, "2^22 bitsets, at most the limit");
         assert_eq!(choose(512, &stored[..512], &queries, live), Key::default(), "one group");
         assert_eq!(choose(512, &stored, &queries[..2], live), Key::default(), "few queries");
     }
