@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use nqueens_core::{Charge, Problem, SolutionsOf, Task};
 use nqueens_random::mix;
-use nqueens_scheduler::{Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, stratified_order};
+use nqueens_scheduler::{
+    Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, shared_mean_variance, stratified_order,
+};
 
 use crate::gate::Gate;
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
@@ -757,9 +759,7 @@ impl Strata {
             drawn_spread += size * spread;
             means.push(mean);
         }
-        // The undrawn strata's sum, `undrawn` times the mean of all draws: its own
-        // variance, and its covariance with the drawn strata's sums, whose draws it shares.
-        variance += undrawn * (undrawn * spread_of_all + 2.0 * drawn_spread) / all;
+        variance += shared_mean_variance(undrawn, spread_of_all, drawn_spread, all);
         Stratum { expected, variance, means }
     }
 }

@@ -35,7 +35,9 @@ assert_eq!((report.result, report.finish), (338_350, Finish::Complete));
 pub use crate::checkpoint::{
     Checkpoint, CheckpointError, Identity, MOST_CHECKPOINT_BYTES, Session, fnv1a,
 };
-pub use crate::cost::{CostModel, INTERVAL_WIDTH, Prediction, makespan, stratified_order};
+pub use crate::cost::{
+    CostModel, INTERVAL_WIDTH, Prediction, makespan, shared_mean_variance, stratified_order,
+};
 pub use crate::files::write_atomically;
 pub use crate::lock::CheckpointLock;
 pub use crate::run::{Finish, Progress, Report, RunError, Runner, sample_first_order};
