@@ -16,6 +16,16 @@ use crate::simd::FastPext;
 /// (docs/measurements/join.md).
 const SORT_STREAMS: usize = 4;
 
+/// The most key bits sorted in one pass. A scatter into more buckets than this, four runs
+/// each, writes to more cache lines and pages at once than the caches hold, and a list
+/// long enough to get more bits lies beyond the second-level cache: from 13 bits the sort
+/// goes in two passes ([`Permutation::sort_by`]).
+const ONE_PASS_KEY_BITS: u32 = 12;
+
+/// The most key bits the first of two passes sorts by: 128 buckets, four runs each, keep
+/// their write positions' lines and pages cached.
+const FIRST_PASS_KEY_BITS: u32 = 7;
+
 /// The permutation of the bits of a `u64` that moves a key's bits to the top, the first
 /// of the key highest, and the other live bits below them in their order, dropping the
 /// rest: one `pext` per part where the processor runs it in hardware, else a table lookup
@@ -117,6 +127,9 @@ impl Permutation {
     /// each with its own counts and write positions, and the runs are taken in turns:
     /// neighbouring items often share a key (a third of them at N = 18), and one write
     /// position per key chained every write to a bucket on the one before it.
+    ///
+    /// Keys of more than [`ONE_PASS_KEY_BITS`] are written in two passes, first by their
+    /// highest bits ([`Permutation::sort_by_parts`]).
     #[inline(always)]
     fn sort_by<'s>(
         &self,
@@ -140,6 +153,9 @@ impl Permutation {
         }
         for &item in &items[SORT_STREAMS * run..] {
             next[last + key_of(item)] += 1;
+        }
+        if self.key_bits > ONE_PASS_KEY_BITS {
+            return self.sort_by_parts(key_of, permute, items, spare, starts, next);
         }
         starts.clear();
         let mut written = 0;
@@ -170,6 +186,87 @@ impl Permutation {
             write(last, item);
         }
         &spare[..items.len()]
+    }
+
+    /// The rest of [`Permutation::sort_by`] for long keys, once `counts` holds each run's
+    /// count of each key: each item written by the key's highest bits (at most
+    /// [`FIRST_PASS_KEY_BITS`]) to the run of buckets that share them, and each such run,
+    /// now small enough to be cached, sorted by the key's other bits into room past the
+    /// list and copied back. At N = 26, where a list holds 12 to 25 million signatures and
+    /// gets 16 bits, a scatter into 65,536 buckets took twice the time of the two passes
+    /// (docs/measurements/pair-count.md).
+    /// The room past the list is the largest run of buckets: about a fiftieth of the list
+    /// at N = 26.
+    #[inline(always)]
+    fn sort_by_parts<'s>(
+        &self,
+        key_of: impl Fn(u64) -> usize,
+        permute: impl Fn(u64, usize) -> u64,
+        items: &[u64],
+        spare: &'s mut Room<u64>,
+        starts: &mut Vec<usize>,
+        counts: &mut [usize],
+    ) -> &'s [u64] {
+        let keys = 1usize << self.key_bits;
+        let high_bits = self.key_bits.div_ceil(2).min(FIRST_PASS_KEY_BITS);
+        let low_bits = self.key_bits - high_bits;
+        let (highs, lows) = (1usize << high_bits, 1usize << low_bits);
+        let mut high_next = [0usize; SORT_STREAMS << FIRST_PASS_KEY_BITS];
+        let mut written = 0;
+        for high in 0..highs {
+            for stream in 0..SORT_STREAMS {
+                let keys_of_high = stream * keys + (high << low_bits)..;
+                let count: usize = counts[keys_of_high][..lows].iter().sum();
+                high_next[stream * highs + high] = written;
+                written += count;
+            }
+        }
+        starts.clear();
+        let mut written = 0;
+        for key in 0..keys {
+            starts.push(written);
+            written += (0..SORT_STREAMS).map(|stream| counts[stream * keys + key]).sum::<usize>();
+        }
+        starts.push(written);
+        let largest = (0..highs)
+            .map(|high| starts[(high + 1) << low_bits] - starts[high << low_bits])
+            .max()
+            .unwrap_or(0);
+        if spare.len() < items.len() + largest {
+            spare.fill(items.len() + largest, 0);
+        }
+        let run = items.len() / SORT_STREAMS;
+        let last = (SORT_STREAMS - 1) * highs;
+        let mut write = |slot: usize, item: u64| {
+            let key = key_of(item);
+            let position = &mut high_next[slot + (key >> low_bits)];
+            spare[*position] = permute(item, key);
+            *position += 1;
+        };
+        for at in 0..run {
+            for stream in 0..SORT_STREAMS {
+                write(stream * highs, items[stream * run + at]);
+            }
+        }
+        for &item in &items[SORT_STREAMS * run..] {
+            write(last, item);
+        }
+        let (sorted, past) = spare.split_at_mut(items.len());
+        let low_next = &mut counts[..lows];
+        for high in 0..highs {
+            let first_key = high << low_bits;
+            let bucket_run = starts[first_key]..starts[first_key + lows];
+            for (low, position) in low_next.iter_mut().enumerate() {
+                *position = starts[first_key + low] - bucket_run.start;
+            }
+            for &item in &sorted[bucket_run.clone()] {
+                let position = &mut low_next[(item >> self.rest_bits) as usize & (lows - 1)];
+                past[*position] = item;
+                *position += 1;
+            }
+            sorted[bucket_run.clone()].copy_from_slice(&past[..bucket_run.len()]);
+        }
+        sorted
     }
 
     /// The bytes of the lookup tables, for a caller that counts what it holds.
@@ -258,8 +355,14 @@ mod tests {
             let lengths = [1000, 1003, SORT_STREAMS - 1, 0];
             // A key as long as the longest a list gets, too.
             let widest: Vec<u8> = (0..MOST_KEY_BITS as u8).map(|bit| 19 - bit).collect();
-            let keys =
-                [Key::of(&[2, 5, 8, 11]), Key::of(&[11, 0, 1, 2, 3, 6, 8, 9]), Key::of(&widest)];
+            // Keys sorted in one pass, and in two: the shortest and the longest that are.
+            let two_passes: Vec<u8> = (0..=ONE_PASS_KEY_BITS as u8).map(|bit| bit + 1).collect();
+            let keys = [
+                Key::of(&[2, 5, 8, 11]),
+                Key::of(&[11, 0, 1, 2, 3, 6, 8, 9]),
+                Key::of(&two_passes),
+                Key::of(&widest),
+            ];
             for (len, key) in lengths.into_iter().flat_map(|len| keys.map(|key| (len, key))) {
                 let original = bitsets(len, 20, 300, 9);
                 let (mut starts, mut next) = (Vec::new(), Vec::new());
