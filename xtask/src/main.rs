@@ -8,6 +8,7 @@ mod host;
 mod measure;
 mod peers;
 mod plan;
+mod profile;
 mod scaling;
 mod seeds;
 mod tables;
@@ -66,6 +67,10 @@ Commands:
   eta     --log FILE
           how close the ETA of a `nqueens count --progress log` run came to its end, at
           each tenth of the run, against the ETA that tasks done would have given
+  profile -- FILE...
+          one table row per `nqueens estimate --check K --profile --json` output: the
+          checked tasks' seconds, core-ns per solution, the time in each part, and the
+          pairs tested, group tests and lookups per solution
   tables  [--check]
           regenerate the tables in README.md and results/README.md from results/*.json;
           --check fails if they are stale instead
@@ -96,7 +101,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
         Some(at) => (&rest[..at], rest[at + 1..].to_vec()),
         None => (rest, Vec::new()),
     };
-    if !passed.is_empty() && command != "compare" {
+    if !passed.is_empty() && !["compare", "profile"].contains(&command.as_str()) {
         return Err(format!("{command} takes no arguments after --"));
     }
     let mut flags = Flags::parse(rest)?;
@@ -198,6 +203,10 @@ fn run(args: Vec<String>) -> Result<(), String> {
             let log = flags.take("--log").ok_or("eta needs --log FILE")?;
             flags.finish()?;
             eta::run(std::path::Path::new(&log))
+        }
+        "profile" => {
+            flags.finish()?;
+            profile::run(&passed)
         }
         "tables" => {
             let check = flags.switch("--check");
