@@ -124,12 +124,17 @@ impl Permutation {
     /// is the bytes it moves, and permuting in place in the first pass made N = 22's
     /// sorting a fifth dearer. Both passes go through the items in order: sorting in place
     /// chained every move on the one before. The items are cut into [`SORT_STREAMS`] runs,
-    /// each with its own counts and write positions, and the runs are taken in turns:
-    /// neighbouring items often share a key (a third of them at N = 18), and one write
-    /// position per key chained every write to a bucket on the one before it.
+    /// each with its own counts and write positions, and the runs are taken in turns
+    /// ([`in_turns`]): neighbouring items often share a key (a third of them at N = 18),
+    /// and one write position per key chained every write to a bucket on the one before.
     ///
-    /// Keys of more than [`ONE_PASS_KEY_BITS`] are written in two passes, first by their
-    /// highest bits ([`Permutation::sort_by_parts`]).
+    /// Keys of more than [`ONE_PASS_KEY_BITS`] are written by their highest bits (at most
+    /// [`FIRST_PASS_KEY_BITS`]) to the run of buckets that share them, and each such run,
+    /// now small enough to be cached, is sorted by the key's other bits into room past the
+    /// list and copied back ([`sort_by_low_bits`]). At N = 26, where a list holds 12 to 25
+    /// million signatures and gets 16 bits, a scatter into 65,536 buckets took twice the
+    /// time of the two passes (docs/measurements/join.md). The room past the list is the
+    /// largest run of buckets: about a fiftieth of the list at N = 26.
     #[inline(always)]
     fn sort_by<'s>(
         &self,
@@ -141,86 +146,17 @@ impl Permutation {
         next: &mut Vec<usize>,
     ) -> &'s [u64] {
         let keys = 1usize << self.key_bits;
-        let run = items.len() / SORT_STREAMS;
-        // The items past the whole runs join the last one.
-        let last = (SORT_STREAMS - 1) * keys;
-        next.clear();
-        next.resize(SORT_STREAMS * keys, 0);
-        for at in 0..run {
-            for stream in 0..SORT_STREAMS {
-                next[stream * keys + key_of(items[stream * run + at])] += 1;
-            }
-        }
-        for &item in &items[SORT_STREAMS * run..] {
-            next[last + key_of(item)] += 1;
-        }
-        if self.key_bits > ONE_PASS_KEY_BITS {
-            return self.sort_by_parts(key_of, permute, items, spare, starts, next);
-        }
-        starts.clear();
-        let mut written = 0;
-        for key in 0..keys {
-            starts.push(written);
-            for stream in 0..SORT_STREAMS {
-                let count = next[stream * keys + key];
-                next[stream * keys + key] = written;
-                written += count;
-            }
-        }
-        starts.push(written);
-        if spare.len() < items.len() {
-            spare.fill(items.len(), 0);
-        }
-        let mut write = |slot: usize, item: u64| {
-            let key = key_of(item);
-            let position = &mut next[slot + key];
-            spare[*position] = permute(item, key);
-            *position += 1;
+        let high_bits = if self.key_bits > ONE_PASS_KEY_BITS {
+            self.key_bits.div_ceil(2).min(FIRST_PASS_KEY_BITS)
+        } else {
+            self.key_bits
         };
-        for at in 0..run {
-            for stream in 0..SORT_STREAMS {
-                write(stream * keys, items[stream * run + at]);
-            }
-        }
-        for &item in &items[SORT_STREAMS * run..] {
-            write(last, item);
-        }
-        &spare[..items.len()]
-    }
-
-    /// The rest of [`Permutation::sort_by`] for long keys, once `counts` holds each run's
-    /// count of each key: each item written by the key's highest bits (at most
-    /// [`FIRST_PASS_KEY_BITS`]) to the run of buckets that share them, and each such run,
-    /// now small enough to be cached, sorted by the key's other bits into room past the
-    /// list and copied back. At N = 26, where a list holds 12 to 25 million signatures and
-    /// gets 16 bits, a scatter into 65,536 buckets took twice the time of the two passes
-    /// (docs/measurements/pair-count.md).
-    /// The room past the list is the largest run of buckets: about a fiftieth of the list
-    /// at N = 26.
-    #[inline(always)]
-    fn sort_by_parts<'s>(
-        &self,
-        key_of: impl Fn(u64) -> usize,
-        permute: impl Fn(u64, usize) -> u64,
-        items: &[u64],
-        spare: &'s mut Room<u64>,
-        starts: &mut Vec<usize>,
-        counts: &mut [usize],
-    ) -> &'s [u64] {
-        let keys = 1usize << self.key_bits;
-        let high_bits = self.key_bits.div_ceil(2).min(FIRST_PASS_KEY_BITS);
         let low_bits = self.key_bits - high_bits;
         let (highs, lows) = (1usize << high_bits, 1usize << low_bits);
-        let mut high_next = [0usize; SORT_STREAMS << FIRST_PASS_KEY_BITS];
-        let mut written = 0;
-        for high in 0..highs {
-            for stream in 0..SORT_STREAMS {
-                let keys_of_high = stream * keys + (high << low_bits)..;
-                let count: usize = counts[keys_of_high][..lows].iter().sum();
-                high_next[stream * highs + high] = written;
-                written += count;
-            }
-        }
+        next.clear();
+        next.resize(SORT_STREAMS * (keys + highs), 0);
+        let (counts, positions) = next.split_at_mut(SORT_STREAMS * keys);
+        in_turns(items, |stream, item| counts[stream * keys + key_of(item)] += 1);
         starts.clear();
         let mut written = 0;
         for key in 0..keys {
@@ -228,33 +164,59 @@ impl Permutation {
             written += (0..SORT_STREAMS).map(|stream| counts[stream * keys + key]).sum::<usize>();
         }
         starts.push(written);
-        let largest = (0..highs)
-            .map(|high| starts[(high + 1) << low_bits] - starts[high << low_bits])
-            .max()
-            .unwrap_or(0);
-        if spare.len() < items.len() + largest {
-            spare.fill(items.len() + largest, 0);
-        }
-        let run = items.len() / SORT_STREAMS;
-        let last = (SORT_STREAMS - 1) * highs;
-        let mut write = |slot: usize, item: u64| {
-            let key = key_of(item);
-            let position = &mut high_next[slot + (key >> low_bits)];
-            spare[*position] = permute(item, key);
-            *position += 1;
-        };
-        for at in 0..run {
+        let mut written = 0;
+        for high in 0..highs {
             for stream in 0..SORT_STREAMS {
-                write(stream * highs, items[stream * run + at]);
+                positions[stream * highs + high] = written;
+                written +=
+                    counts[stream * keys + (high << low_bits)..][..lows].iter().sum::<usize>();
             }
         }
-        for &item in &items[SORT_STREAMS * run..] {
-            write(last, item);
+        let largest_run = if low_bits == 0 {
+            0
+        } else {
+            (0..highs)
+                .map(|high| starts[(high + 1) << low_bits] - starts[high << low_bits])
+                .max()
+                .unwrap_or(0)
+        };
+        if spare.len() < items.len() + largest_run {
+            spare.fill(items.len() + largest_run, 0);
+        }
+        // One pass leaves the key whole, so that its loop shifts nothing.
+        let mut scatter = |high_of: &dyn Fn(usize) -> usize| {
+            in_turns(items, |stream, item| {
+                let key = key_of(item);
+                let position = &mut positions[stream * highs + high_of(key)];
+                spare[*position] = permute(item, key);
+                *position += 1;
+            })
+        };
+        if low_bits == 0 {
+            scatter(&|key| key);
+        } else {
+            scatter(&|key| key >> low_bits);
         }
         let (sorted, past) = spare.split_at_mut(items.len());
-        let low_next = &mut counts[..lows];
-        for high in 0..highs {
-            let first_key = high << low_bits;
+        if low_bits > 0 {
+            self.sort_by_low_bits(low_bits, sorted, past, starts, &mut counts[..lows]);
+        }
+        sorted
+    }
+
+    /// The second of [`Permutation::sort_by`]'s passes: each run of buckets that share the
+    /// key's highest bits, sorted by its `low_bits` other bits into `past` and copied back,
+    /// with `low_next` for room.
+    fn sort_by_low_bits(
+        &self,
+        low_bits: u32,
+        sorted: &mut [u64],
+        past: &mut [u64],
+        starts: &[usize],
+        low_next: &mut [usize],
+    ) {
+        let lows = 1usize << low_bits;
+        for first_key in (0..starts.len() - 1).step_by(lows) {
             let bucket_run = starts[first_key]..starts[first_key + lows];
             for (low, position) in low_next.iter_mut().enumerate() {
                 *position = starts[first_key + low] - bucket_run.start;
@@ -266,7 +228,6 @@ impl Permutation {
             }
             sorted[bucket_run.clone()].copy_from_slice(&past[..bucket_run.len()]);
         }
-        sorted
     }
 
     /// The bytes of the lookup tables, for a caller that counts what it holds.
@@ -286,6 +247,21 @@ impl Permutation {
             },
             _ => self.through_tables(bitset),
         }
+    }
+}
+
+/// Calls `visit(run, item)` for each of `items`, cut into [`SORT_STREAMS`] runs taken in
+/// turns, the items past the whole runs last as the last run's.
+#[inline(always)]
+fn in_turns(items: &[u64], mut visit: impl FnMut(usize, u64)) {
+    let run = items.len() / SORT_STREAMS;
+    for at in 0..run {
+        for stream in 0..SORT_STREAMS {
+            visit(stream, items[stream * run + at]);
+        }
+    }
+    for &item in &items[SORT_STREAMS * run..] {
+        visit(SORT_STREAMS - 1, item);
     }
 }
 
