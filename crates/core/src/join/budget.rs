@@ -22,8 +22,9 @@ const MEMORY_MARGIN: u64 = 4;
 /// and a few megabytes of half-boards.
 pub(super) const MIN_MEMORY: u64 = 4 << 20;
 
-/// What the pair count holds beyond the half-boards, at most: its tables (at most
-/// [`pair_count::MOST_TABLE_BYTES`] per lane width) and its buckets' bounds.
+/// What the pair count holds beyond the half-boards and what grows with them
+/// ([`SIGNATURE_BYTES`]), at most: its tables (at most [`pair_count::MOST_TABLE_BYTES`]
+/// per lane width) and the permutation's.
 pub(super) const SCRATCH_BYTES: u64 = 1 << 20;
 
 /// The share of a thread's budget that the tail tables it counts (the cache's splits and
@@ -51,9 +52,11 @@ fn counted_copies(cached_splits: usize, splits: usize) -> usize {
     if cached_splits >= splits { splits } else { cached_splits + 1 }
 }
 
-/// The bytes a complete half-board's signature may take: once in its half's list, and
-/// once more sorted into its bucket by the pair count.
-pub(super) const SIGNATURE_BYTES: usize = 2 * size_of::<u64>();
+/// The bytes a complete half-board's signature may take: once in its half's list, once
+/// more sorted into its bucket by the pair count, and its share of the pair count's bounds
+/// of buckets ([`pair_count::BOUND_BYTES_PER_SIGNATURE`]), which grow with the lists.
+pub(super) const SIGNATURE_BYTES: usize =
+    2 * size_of::<u64>() + pair_count::BOUND_BYTES_PER_SIGNATURE;
 
 /// What one worker thread of the join may hold, shared out.
 #[derive(Clone, Copy, Debug)]

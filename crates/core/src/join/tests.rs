@@ -162,11 +162,13 @@ fn row_sets_over_the_budget_count_exactly_in_pieces() {
                 in_pieces.peak_list_bytes,
                 walk.peak_list_bytes
             );
-            let scratch = walk.goal.pair_scratch.held_bytes();
-            assert!(scratch <= budget::SCRATCH_BYTES as usize, "N = {n}");
             for walk in [&walk, &in_pieces] {
+                let signatures = walk.signature_bytes() / budget::SIGNATURE_BYTES;
+                let scratch = walk.goal.pair_scratch.held_bytes();
+                let bounds = signatures * pair_count::BOUND_BYTES_PER_SIGNATURE;
+                assert!(scratch <= budget::SCRATCH_BYTES as usize + bounds, "N = {n}");
                 let sorted = walk.goal.pair_scratch.sorted_bytes();
-                assert!(sorted <= walk.signature_bytes() / 2, "N = {n}");
+                assert!(sorted <= signatures * size_of::<u64>(), "N = {n}");
             }
         }
         assert_eq!(total, crate::count(n, crate::Method::Plain).unwrap().total, "N = {n}");

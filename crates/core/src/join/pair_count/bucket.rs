@@ -7,14 +7,16 @@
 //! key's bits then reordered by one lookup), else a table lookup per byte; the sort
 //! interleaves runs of items so that writes to one bucket do not chain on each other.
 
-use super::key::Key;
+use std::ops::{BitOr, Shl};
+
+use super::key::{Key, MOST_KEY_BITS};
 use crate::join::room::Room;
 use crate::simd::FastPext;
 
 /// The runs of items that [`Permutation::sort_by`] sorts in turns: at N = 21 two runs
 /// sorted a third slower than four, and eight no faster, at N = 22 slower
 /// (docs/measurements/join.md).
-const SORT_STREAMS: usize = 4;
+pub(super) const SORT_STREAMS: usize = 4;
 
 /// The most key bits sorted in one pass. A scatter into more buckets than this, four runs
 /// each, writes to more cache lines and pages at once than the caches hold, and a list
@@ -25,6 +27,16 @@ const ONE_PASS_KEY_BITS: u32 = 12;
 /// The most key bits the first of two passes sorts by: 128 buckets, four runs each, keep
 /// their write positions' lines and pages cached.
 const FIRST_PASS_KEY_BITS: u32 = 7;
+
+/// The most key bits whose index one table maps from the gathered bits: 65,536 `u16`s,
+/// 128 KiB. Longer keys go through two tables of `u32`s ([`Permutation::split_index`]): one
+/// such table for every gathered value of a 20-bit key would take 4 MiB, and splitting
+/// every key made N = 20's count 1.05 times slower (two lookups where one small table
+/// served; docs/measurements/join.md).
+const ONE_TABLE_KEY_BITS: u32 = 16;
+
+/// The gathered bits of a long key that the lower of its two index tables maps.
+const SPLIT_INDEX_LOW_BITS: u32 = MOST_KEY_BITS.div_ceil(2) as u32;
 
 /// The permutation of the bits of a `u64` that moves a key's bits to the top, the first
 /// of the key highest, and the other live bits below them in their order, dropping the
@@ -38,8 +50,11 @@ pub(super) struct Permutation {
     pub(super) rest_bits: u32,
     pext: Option<FastPext>,
     /// For `pext`: the key's bits gathered in the order of their places, to the key's
-    /// index, its first bit highest.
+    /// index, its first bit highest, for keys of at most [`ONE_TABLE_KEY_BITS`].
     key_index: Vec<u16>,
+    /// For longer keys, the same in two tables whose indices are ORed: that of the lower
+    /// [`SPLIT_INDEX_LOW_BITS`] gathered bits, and that of the others.
+    split_index: [Vec<u32>; 2],
     /// Otherwise: per byte of the bitset, its bits moved to their places.
     tables: Vec<[u64; 256]>,
 }
@@ -67,12 +82,12 @@ impl Permutation {
                 .filter_map(|bit| target[bit])
                 .map(|place| place - self.rest_bits)
                 .collect();
-            self.key_index.clear();
-            self.key_index.push(0);
-            for gathered in 1..1usize << self.key_bits {
-                let lowest = index_bit[gathered.trailing_zeros() as usize];
-                let index = self.key_index[gathered & (gathered - 1)] | 1 << lowest;
-                self.key_index.push(index);
+            if self.key_bits <= ONE_TABLE_KEY_BITS {
+                fill_index(&mut self.key_index, &index_bit);
+            } else {
+                let (low, high) = index_bit.split_at(SPLIT_INDEX_LOW_BITS as usize);
+                fill_index(&mut self.split_index[0], low);
+                fill_index(&mut self.split_index[1], high);
             }
             return;
         }
@@ -158,6 +173,8 @@ impl Permutation {
         let (counts, positions) = next.split_at_mut(SORT_STREAMS * keys);
         in_turns(items, |stream, item| counts[stream * keys + key_of(item)] += 1);
         starts.clear();
+        // Exactly, as the budget counts it (`super::BOUND_BYTES_PER_SIGNATURE`).
+        starts.reserve_exact(keys + 1);
         let mut written = 0;
         for key in 0..keys {
             starts.push(written);
@@ -235,6 +252,7 @@ impl Permutation {
     pub(super) fn table_bytes(&self) -> usize {
         self.tables.capacity() * size_of::<[u64; 256]>()
             + self.key_index.capacity() * size_of::<u16>()
+            + self.split_index.iter().map(Vec::capacity).sum::<usize>() * size_of::<u32>()
     }
 
     #[cfg(test)]
@@ -243,7 +261,12 @@ impl Permutation {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `pext` proves that the processor has BMI2.
             Some(pext) => unsafe {
-                through_pext(pext, self, bitset, key_through_pext(pext, self, bitset))
+                let index = if self.key_bits <= ONE_TABLE_KEY_BITS {
+                    key_through_pext(pext, self, bitset)
+                } else {
+                    long_key_through_pext(pext, self, bitset)
+                };
+                through_pext(pext, self, bitset, index)
             },
             _ => self.through_tables(bitset),
         }
@@ -265,13 +288,40 @@ fn in_turns(items: &[u64], mut visit: impl FnMut(usize, u64)) {
     }
 }
 
-/// The key's index of `bitset`, through `pext`.
+/// `table` made the index of every value of gathered bits whose bit `i` is bit
+/// `index_bit[i]` of the index.
+fn fill_index<T>(table: &mut Vec<T>, index_bit: &[u32])
+where
+    T: Copy + From<u8> + Shl<u32, Output = T> + BitOr<Output = T>,
+{
+    table.clear();
+    table.push(T::from(0));
+    for gathered in 1..1usize << index_bit.len() {
+        let lowest = index_bit[gathered.trailing_zeros() as usize];
+        table.push(table[gathered & (gathered - 1)] | T::from(1) << lowest);
+    }
+}
+
+/// The key's index of `bitset`, through `pext`, for a key of at most
+/// [`ONE_TABLE_KEY_BITS`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 #[inline]
 fn key_through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> usize {
     use std::arch::x86_64::_pext_u64;
     usize::from(permutation.key_index[_pext_u64(bitset, permutation.key) as usize])
+}
+
+/// The key's index of `bitset`, through `pext`, for a longer key.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+#[inline]
+fn long_key_through_pext(_: FastPext, permutation: &Permutation, bitset: u64) -> usize {
+    use std::arch::x86_64::_pext_u64;
+    let gathered = _pext_u64(bitset, permutation.key) as usize;
+    let [low, high] = &permutation.split_index;
+    (low[gathered & ((1 << SPLIT_INDEX_LOW_BITS) - 1)] | high[gathered >> SPLIT_INDEX_LOW_BITS])
+        as usize
 }
 
 /// [`Permutation`] through `pext`, of a bitset whose key index is `index`.
@@ -284,7 +334,8 @@ fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64, index: usiz
 }
 
 /// [`Permutation::sort`] compiled with BMI2, so that its permutation, two `pext`s and the
-/// lookup of the key's index, is inlined into the loop.
+/// lookup of the key's index, is inlined into the loop: one loop for each way of looking
+/// up the index.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 fn sort_through_pext<'s>(
@@ -295,15 +346,19 @@ fn sort_through_pext<'s>(
     starts: &mut Vec<usize>,
     next: &mut Vec<usize>,
 ) -> &'s [u64] {
-    let key_of = |item| key_through_pext(pext, permutation, item);
     let permute = |item, index| through_pext(pext, permutation, item, index);
-    permutation.sort_by(key_of, permute, items, spare, starts, next)
+    if permutation.key_bits <= ONE_TABLE_KEY_BITS {
+        let key_of = |item| key_through_pext(pext, permutation, item);
+        permutation.sort_by(key_of, permute, items, spare, starts, next)
+    } else {
+        let key_of = |item| long_key_through_pext(pext, permutation, item);
+        permutation.sort_by(key_of, permute, items, spare, starts, next)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::join::pair_count::key::MOST_KEY_BITS;
     use crate::join::pair_count::tests::bitsets;
 
     #[test]
@@ -331,12 +386,15 @@ mod tests {
             let lengths = [1000, 1003, SORT_STREAMS - 1, 0];
             // A key as long as the longest a list gets, too.
             let widest: Vec<u8> = (0..MOST_KEY_BITS as u8).map(|bit| 19 - bit).collect();
-            // Keys sorted in one pass, and in two: the shortest and the longest that are.
+            // Keys sorted in one pass, and in two: the shortest and the longest that are,
+            // and the longest whose index one table maps.
             let two_passes: Vec<u8> = (0..=ONE_PASS_KEY_BITS as u8).map(|bit| bit + 1).collect();
+            let one_table: Vec<u8> = (2..2 + ONE_TABLE_KEY_BITS as u8).rev().collect();
             let keys = [
                 Key::of(&[2, 5, 8, 11]),
                 Key::of(&[11, 0, 1, 2, 3, 6, 8, 9]),
                 Key::of(&two_passes),
+                Key::of(&one_table),
                 Key::of(&widest),
             ];
             for (len, key) in lengths.into_iter().flat_map(|len| keys.map(|key| (len, key))) {

@@ -4,15 +4,15 @@
 
 /// The most bits of the signatures that sort both lists into buckets, for every lane
 /// width. A list gets a bit per doubling of its length ([`ITEMS_PER_BUCKET`]), so this
-/// only limits lists of more than four million signatures, which boards from N = 26 hold.
-/// At N = 26 with its row sets whole, 16 bits tested 85 pairs per solution where 14
-/// tested 118, and its checked tasks took 0.88 of the time though the sort into 65,536
-/// buckets took half as long again; 18 tested 82 and sorted slower than that saved
-/// (docs/measurements/join.md).
-pub(super) const MOST_KEY_BITS: usize = 16;
+/// only limits lists of more than 64 million signatures: N = 28's largest row sets counted
+/// whole. There 20 bits tested 153 pairs per solution where 16 tested 197, and took 0.89
+/// of the time; at N = 26 (lists of 12 to 25 million) 18 bits tested 82 pairs per solution
+/// to 16's 85 and took no less time (docs/measurements/join.md).
+pub(super) const MOST_KEY_BITS: usize = 20;
 
-// The permutation maps the key's bits to its index in a `u16`.
-const _: () = assert!(MOST_KEY_BITS <= 16);
+// The permutation maps the key's bits to its index in a `u32`, through two tables of at
+// most 16 gathered bits each.
+const _: () = assert!(MOST_KEY_BITS <= 32);
 
 /// The bitsets of each list whose bits order the key.
 const CROWDING_SAMPLE: usize = 256;
@@ -23,7 +23,7 @@ const FEWEST_GROUP_QUERIES: usize = 1 << 14;
 /// The bitsets per bucket, on average, below which a list gets no more key bits: the
 /// tree splits uneven buckets deeper than even ones, and buckets this small on average
 /// leave it room for that without sorting into buckets it never splits.
-const ITEMS_PER_BUCKET: usize = 64;
+pub(super) const ITEMS_PER_BUCKET: usize = 64;
 
 /// The bits of a key, the most crowded first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -86,11 +86,16 @@ pub(super) fn choose(lanes: usize, stored: &[u64], queries: &[u64], live: u64) -
     let clashing = |bit: u8| stored_share[usize::from(bit)] * query_share[usize::from(bit)];
     let mut order: Vec<u8> = (0..64).filter(|&bit| clashing(bit) > 0.0).collect();
     order.sort_by(|&a, &b| clashing(b).total_cmp(&clashing(a)));
-    let len = (stored.len() / ITEMS_PER_BUCKET).max(1).ilog2() as usize;
-    let len = len.min(MOST_KEY_BITS).min(order.len());
+    let len = bits_for_length(stored.len()).min(order.len());
     let mut key = Key { len, ..Key::default() };
     key.bits[..len].copy_from_slice(&order[..len]);
     key
+}
+
+/// The key bits a stored list of `len` bitsets gets: one per doubling past
+/// [`ITEMS_PER_BUCKET`], up to [`MOST_KEY_BITS`].
+fn bits_for_length(len: usize) -> usize {
+    ((len / ITEMS_PER_BUCKET).max(1).ilog2() as usize).min(MOST_KEY_BITS)
 }
 
 #[cfg(test)]
@@ -112,9 +117,13 @@ mod tests {
         let bits_for = |lanes| choose(lanes, &longer, &queries, live).bits().len();
         assert_eq!(bits_for(512), 12, "300,000 bitsets in buckets of about 64, 512 lanes");
         assert_eq!(bits_for(256), 12, "256 lanes");
-        let longest = bitsets(1 << 22, 30, 150, 3);
-        let bits = choose(512, &longest, &queries, live).bits().len();
-        assert_eq!(bits, MOST_KEY_BITS, "2^22 bitsets, at most the limit");
+        let long = bitsets(1 << 22, 30, 150, 3);
+        let bits = choose(512, &long, &queries, live).bits().len();
+        assert_eq!(bits, 16, "2^22 bitsets in buckets of about 64");
+        let at_the_limit = ITEMS_PER_BUCKET << MOST_KEY_BITS;
+        assert_eq!(bits_for_length(at_the_limit), MOST_KEY_BITS, "at the limit");
+        assert_eq!(bits_for_length(2 * at_the_limit), MOST_KEY_BITS, "past it");
+        assert_eq!(bits_for_length(at_the_limit - 1), MOST_KEY_BITS - 1, "below it");
         assert_eq!(choose(512, &stored[..512], &queries, live), Key::default(), "one group");
         assert_eq!(choose(512, &stored, &queries[..2], live), Key::default(), "few queries");
     }

@@ -64,7 +64,9 @@ impl Scratch {
         self.sorted_queries.release();
     }
 
-    /// The bytes of everything else, which do not grow with the lists.
+    /// The bytes of everything else: the tables, at most [`MOST_TABLE_BYTES`] per lane
+    /// width, and the bounds of buckets, at most [`BOUND_BYTES_PER_SIGNATURE`] per stored
+    /// signature.
     #[cfg(test)]
     pub(super) fn held_bytes(&self) -> usize {
         self.tables.bytes()
@@ -78,6 +80,18 @@ impl Scratch {
             + self.leaves.capacity() * size_of::<Node>()
     }
 }
+
+/// The most bytes of a [`Scratch`]'s bounds of buckets per stored signature. A key gets a
+/// bit per doubling of the stored list past [`key::ITEMS_PER_BUCKET`] signatures a bucket,
+/// and a bucket holds at most two words per run of the sort (its count and its write
+/// position), its start in both lists, the queries within it, a leaf of the tree and a run
+/// of queries: 120 bytes a bucket, two a signature. At N = 28 with its row sets whole (20
+/// key bits) that is about 60 MiB a thread; at N = 22 (at most 12 bits) 300 KiB.
+pub(super) const BOUND_BYTES_PER_SIGNATURE: usize = (2 * bucket::SORT_STREAMS * size_of::<usize>()
+    + 3 * size_of::<usize>()
+    + size_of::<Node>()
+    + size_of::<Range<usize>>())
+.div_ceil(key::ITEMS_PER_BUCKET);
 
 /// Two lists, the shorter first: the one stored unless both are long
 /// ([`stored_and_queried`]), and always where they are counted without buckets.
