@@ -146,10 +146,10 @@ impl Permutation {
     /// Keys of more than [`ONE_PASS_KEY_BITS`] are written by their highest bits (at most
     /// [`FIRST_PASS_KEY_BITS`]) to the run of buckets that share them, and each such run,
     /// now small enough to be cached, is sorted by the key's other bits into room past the
-    /// list and copied back ([`sort_by_low_bits`]). At N = 26, where a list holds 12 to 25
-    /// million signatures and gets 16 bits, a scatter into 65,536 buckets took twice the
-    /// time of the two passes (docs/measurements/join.md). The room past the list is the
-    /// largest run of buckets: about a fiftieth of the list at N = 26.
+    /// list and copied back ([`Permutation::sort_by_low_bits`]). At N = 26, where a list
+    /// holds 12 to 25 million signatures and gets 16 bits, a scatter into 65,536 buckets
+    /// took twice the time of the two passes (docs/measurements/join.md). The room past
+    /// the list is the largest run of buckets: about a fiftieth of the list at N = 26.
     #[inline(always)]
     fn sort_by<'s>(
         &self,
