@@ -4,12 +4,13 @@
 //! count may also time the stretches of its work that other tasks own, for an estimate
 //! ([`Clock`]).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::board::{Geometry, PerSide, Side};
 use super::half::Half;
 use super::north::pieces;
 use super::pair_count::{self, PairCount, PairKernel, Scratch, Slice, Work};
+use super::room::Stopwatch;
 use super::tail::Tails;
 use super::transpose::LinesRank;
 use super::walk::{Goal, Walk};
@@ -114,8 +115,8 @@ impl<'a> Count<'a> {
     }
 
     /// When a detailed clock's stretch starts, if it is timed.
-    fn detailed_start(&self) -> Option<Instant> {
-        self.clock.as_ref().is_some_and(|clock| clock.detailed).then(Instant::now)
+    fn detailed_start(&self) -> Option<Stopwatch> {
+        self.clock.as_ref().is_some_and(|clock| clock.detailed).then(Stopwatch::start)
     }
 }
 
@@ -123,7 +124,7 @@ impl Goal for Count<'_> {
     fn end_north(walk: &mut Walk<'_, Self>, levels: PerSide<usize>) {
         for side in Side::BOTH {
             let owned = walk.goal.clock.as_ref().is_some_and(|clock| clock.end_north_owned);
-            let started = owned.then(Instant::now);
+            let started = owned.then(Stopwatch::start);
             let (geometry, table) = (walk.geometry, &walk.tails.0[side]);
             let transposes = &geometry.transposes;
             walk.halves[side].end_north(geometry, levels[side], table, transposes, side);

@@ -49,13 +49,14 @@ mod transpose;
 mod walk;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use self::board::{Geometry, PerSide, Side};
 use self::budget::Budget;
 use self::count::{Clock, Count, JoinCount};
 use self::key::{Key, SLICES};
 use self::pair_count::{PairKernel, Slice};
+use self::room::Stopwatch;
 pub(crate) use self::split::MAX_JOIN_N;
 use self::split::{NAME, Split};
 use self::tail::{TailCache, Tails};
@@ -330,7 +331,7 @@ impl Engine for Join {
     fn solve_timed(&self, task: &Task) -> Result<(Counts, Duration), Error> {
         let key = self.geometry.key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
         let tails = self.tails_of(&key.split);
-        let started = Instant::now();
+        let started = Stopwatch::start();
         let tally = self.solve_with(&key, &tails);
         let seconds = started.elapsed();
         Ok((Counts { total: tally.total, ..Counts::default() }, seconds))
@@ -340,7 +341,7 @@ impl Engine for Join {
     fn solve_profiled(&self, task: &Task) -> Result<(Counts, Profile), Error> {
         let key = self.geometry.key(task.key_for(self)?).ok_or_else(|| task.foreign())?;
         let tails = self.tails_of(&key.split);
-        let started = Instant::now();
+        let started = Stopwatch::start();
         let profiled = Count::profiled(&self.pair_kernel, key.slice);
         let Count { clock, tally, .. } = self.walk_with(&key, &tails, profiled);
         let seconds = started.elapsed().as_secs_f64();
@@ -357,7 +358,7 @@ impl Engine for Join {
         // tables out of the cache since `prepare`, and their building is no stretch of
         // this task's (a count builds them once per split).
         let tails = self.tails_of(&key.split);
-        let started = Instant::now();
+        let started = Stopwatch::start();
         let north_rows = key.split.order.len().saturating_sub(self.budget.tail_rows);
         let end_north_owned = key.decided.len() >= north_rows;
         let timed = Count::timed(&self.pair_kernel, key.slice, end_north_owned, key.is_row_set());

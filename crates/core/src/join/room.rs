@@ -5,26 +5,26 @@
 //! room and are taken anew. The allocator maps each large list afresh and hands its pages
 //! back when it is freed, so the kernel zeroes every page again on first touch: at N = 26
 //! that was a quarter of the checked row sets' time (docs/measurements/join.md). A large
-//! [`Room`] is a stretch of pages its thread keeps when the list is freed, while the walk
-//! allows it ([`keep_freed`]), and hands out again: the best fitting stretch, cut to size,
-//! or the largest moved and grown (`mremap`, which keeps the pages it had). A stretch
-//! freed beside the rest it was cut from joins it again.
+//! [`Room`] is a stretch cut from its thread's arena, a span of address space reserved
+//! once: each list takes the first freed stretch from the arena's front that holds it,
+//! and a freed stretch joins its neighbours again, so that every task's lists, whatever
+//! their sizes, lie in the pages the thread's earlier tasks used. A page gets its memory
+//! when a list first reaches it, whether the list writes it or not ([`pages::populate`]),
+//! and keeps it while the walk allows ([`keep_freed`]): lists write only part of their
+//! room, and pages that one task left untouched, the next one touched first.
 
 use std::alloc::{Layout, handle_alloc_error};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// Lists below this many bytes come from the allocator: a handful of pages, which its own
 /// heap reuses.
 const PAGED_BYTES: usize = 1 << 20;
-
-/// The freed stretches a thread keeps at most, so that looking for one stays short: a
-/// list's room cut from a larger stretch leaves its rest apart until the list is freed.
-const KEPT_STRETCHES: usize = 64;
 
 /// The bytes of a cache line, the steps in which a room's start is set within its pages.
 const CACHE_LINE: usize = 64;
@@ -227,13 +227,6 @@ impl Stretch {
         self.start.as_ptr().wrapping_add(self.bytes)
     }
 
-    /// Whether `other` starts where this ends or ends where it starts, in the same mapping.
-    fn beside(&self, other: &Stretch) -> bool {
-        self.mapping == other.mapping
-            && (self.end() == other.start.as_ptr().cast_const()
-                || other.end() == self.start.as_ptr().cast_const())
-    }
-
     /// The first `bytes` of the stretch, a multiple of the page size, and the rest if any.
     fn cut(self, bytes: usize) -> (Stretch, Option<Stretch>) {
         let head = Stretch { bytes, ..self };
@@ -246,6 +239,18 @@ impl Stretch {
         (head, rest)
     }
 
+    /// The part of the stretch from `from` bytes past `arena`'s start to `to`, if any.
+    fn within(&self, arena: &Stretch, from: usize, to: usize) -> Option<Stretch> {
+        let offset = self.start.as_ptr() as usize - arena.start.as_ptr() as usize;
+        let (start, end) = (offset.max(from), (offset + self.bytes).min(to));
+        (start < end).then(|| Stretch {
+            // SAFETY: `start` lies within the stretch, which lies within the arena.
+            start: unsafe { arena.start.add(start) },
+            bytes: end - start,
+            ..*self
+        })
+    }
+
     /// A new mapping's number.
     fn new_mapping() -> u64 {
         static MAPPINGS: AtomicU64 = AtomicU64::new(0);
@@ -253,13 +258,24 @@ impl Stretch {
     }
 }
 
-/// The stretches of pages a thread's rooms hold and have freed, and the bytes of both it
-/// may keep mapped.
+/// How many times the bytes a thread may keep its arena spans: room for lists that
+/// outgrow their stretch and for the gaps their freed stretches leave, in address space
+/// that holds no memory until it is touched.
+const ARENA_SPAN: usize = 4;
+
+/// The stretches of pages a thread's large rooms are cut from: one span of address space
+/// reserved for the thread (its arena), whose freed stretches join their neighbours again,
+/// so that each task's lists, whatever their sizes, are cut from the front of the pages
+/// the last tasks touched. Stretches mapped apart (with no arena, or none left in it)
+/// are handed back when freed.
 #[derive(Debug, Default)]
 struct Stretches {
+    arena: Option<Stretch>,
+    /// The arena's freed stretches, by address, none beside another.
     freed: Vec<Stretch>,
-    freed_bytes: usize,
-    held_bytes: usize,
+    /// The bytes from the arena's start past which no page holds memory.
+    touched: usize,
+    /// The bytes from the arena's start below which freed pages are kept.
     keep: usize,
     /// The start the thread's next large room takes within its first page, in cache lines.
     next_offset: usize,
@@ -267,6 +283,32 @@ struct Stretches {
 
 thread_local! {
     static STRETCHES: RefCell<Stretches> = RefCell::default();
+    /// The time the thread has spent giving its arena's new pages their memory.
+    static POPULATING: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+}
+
+/// A clock for a task's work that leaves out the time its thread spent giving its arena's
+/// new pages their memory ([`pages::populate`]): a thread pays that once, for the largest
+/// lists it meets, however many tasks it counts. A piece of N = 27 timed first on a fresh
+/// thread paid it in full, and the checked pieces predicted up to 2.6 times their counts.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stopwatch {
+    started: Instant,
+    populating: Duration,
+}
+
+impl Stopwatch {
+    pub(super) fn start() -> Stopwatch {
+        Stopwatch { started: Instant::now(), populating: populating() }
+    }
+
+    pub(super) fn elapsed(&self) -> Duration {
+        self.started.elapsed().saturating_sub(populating().saturating_sub(self.populating))
+    }
+}
+
+fn populating() -> Duration {
+    POPULATING.try_with(Cell::get).unwrap_or_default()
 }
 
 /// `action` on the thread's stretches; `None` while the thread is being torn down, or on a
@@ -288,94 +330,118 @@ impl Stretches {
         offset * CACHE_LINE
     }
 
-    /// A stretch of at least `bytes`: the smallest freed one that holds them, cut to size;
-    /// else the largest freed one moved and grown; else a new one.
+    /// A stretch of at least `bytes`: the first freed one of the arena that holds them,
+    /// cut to size, else one mapped apart.
     fn take(&mut self, bytes: usize) -> Option<Stretch> {
         let bytes = bytes.checked_next_multiple_of(pages::size())?;
-        let fits = self.freed.iter().enumerate().filter(|(_, freed)| freed.bytes >= bytes);
-        let best = fits.min_by_key(|(_, freed)| freed.bytes).map(|(at, _)| at);
-        let largest = || {
-            let largest = self.freed.iter().enumerate().max_by_key(|(_, freed)| freed.bytes);
-            largest.map(|(at, _)| at)
+        let (Some(arena), Some(at)) =
+            (self.arena, self.freed.iter().position(|freed| freed.bytes >= bytes))
+        else {
+            return pages::map(bytes, Stretch::new_mapping());
         };
-        let taken = match best.or_else(largest) {
-            Some(at) => {
-                let freed = self.freed.swap_remove(at);
-                self.freed_bytes -= freed.bytes;
-                if freed.bytes >= bytes {
-                    let (taken, rest) = freed.cut(bytes);
-                    if let Some(rest) = rest {
-                        self.freed.push(rest);
-                        self.freed_bytes += rest.bytes;
-                    }
-                    taken
-                } else {
-                    // SAFETY: the stretch is freed, so nothing refers to it.
-                    unsafe { pages::grow(freed, bytes) }?
-                }
-            }
-            None => pages::map(bytes)?,
-        };
-        self.held_bytes += bytes;
-        self.trim();
+        let (taken, rest) = self.freed[at].cut(bytes);
+        match rest {
+            Some(rest) => self.freed[at] = rest,
+            None => _ = self.freed.remove(at),
+        }
+        let end = taken.end() as usize - arena.start.as_ptr() as usize;
+        if let Some(fresh) = taken.within(&arena, self.touched, end) {
+            let started = Instant::now();
+            pages::populate(fresh);
+            _ = POPULATING.try_with(|spent| spent.set(spent.get() + started.elapsed()));
+        }
+        self.touched = self.touched.max(end);
         Some(taken)
     }
 
-    /// Takes back `stretch`, freed by its room, joined with the freed stretches beside it
-    /// in its mapping: cut from one by [`Stretches::take`], they are one again.
-    fn give(&mut self, mut stretch: Stretch) {
-        self.held_bytes = self.held_bytes.saturating_sub(stretch.bytes);
-        self.freed_bytes += stretch.bytes;
-        while let Some(at) = self.freed.iter().position(|freed| freed.beside(&stretch)) {
-            let freed = self.freed.swap_remove(at);
-            stretch.start = stretch.start.min(freed.start);
-            stretch.bytes += freed.bytes;
+    /// Takes back `stretch`, freed by its room: into the arena, joined with the freed
+    /// stretches beside it, its pages past what the thread may keep handed back; a
+    /// stretch mapped apart (or another thread's) is unmapped.
+    fn give(&mut self, stretch: Stretch) {
+        let Some(arena) = self.arena.filter(|arena| arena.mapping == stretch.mapping) else {
+            // SAFETY: the stretch was freed by its room, so nothing refers to it, and it is
+            // none of this thread's arena.
+            unsafe { pages::unmap(stretch) };
+            return;
+        };
+        let mut at = self.freed.partition_point(|freed| freed.start < stretch.start);
+        let mut joined = stretch;
+        if self.freed.get(at).is_some_and(|after| joined.end() == after.start.as_ptr()) {
+            joined.bytes += self.freed.remove(at).bytes;
         }
-        self.freed.push(stretch);
-        self.trim();
+        if at > 0 && self.freed[at - 1].end() == joined.start.as_ptr() {
+            at -= 1;
+            let before = self.freed.remove(at);
+            joined = Stretch { bytes: before.bytes + joined.bytes, ..before };
+        }
+        self.freed.insert(at, joined);
+        if let Some(over) = joined.within(&arena, self.keep, self.touched) {
+            // SAFETY: the stretch is freed, so nothing refers to its pages.
+            unsafe { pages::forget(over) };
+        }
+        self.lower_touched(&arena);
     }
 
-    /// Hands back to the system the freed pages past what the thread may keep, the smallest
-    /// stretches first (the cheapest to map again), and past [`KEPT_STRETCHES`] stretches.
-    fn trim(&mut self) {
-        loop {
-            let over = (self.held_bytes + self.freed_bytes).saturating_sub(self.keep);
-            if over == 0 && self.freed.len() <= KEPT_STRETCHES {
-                return;
-            }
-            let smallest = self.freed.iter().enumerate().min_by_key(|(_, freed)| freed.bytes);
-            let Some((at, &freed)) = smallest else { return };
-            let kept = freed.bytes.saturating_sub(over) / pages::size() * pages::size();
-            if over > 0 && kept > 0 {
-                let (kept, tail) = freed.cut(kept);
-                let tail = tail.expect("less kept than the stretch, since some is over");
-                self.freed[at] = kept;
-                self.freed_bytes -= tail.bytes;
-                // SAFETY: the stretch is freed, so nothing refers to its tail.
-                unsafe { pages::unmap(tail) };
-            } else {
-                self.freed.swap_remove(at);
-                self.freed_bytes -= freed.bytes;
-                // SAFETY: the stretch is freed, so nothing refers to it.
-                unsafe { pages::unmap(freed) };
-            }
+    /// Past the last stretch the rooms hold, and past what the thread may keep, no page
+    /// holds memory: every freed page there was handed back when it was freed.
+    fn lower_touched(&mut self, arena: &Stretch) {
+        if let Some(last) = self.freed.last().filter(|last| last.end() == arena.end()) {
+            let held_end = last.start.as_ptr() as usize - arena.start.as_ptr() as usize;
+            self.touched = self.touched.min(held_end.max(self.keep));
         }
+    }
+
+    /// Keeps the pages of up to `bytes` from the arena's start, handing back the freed
+    /// pages past them; reserves the arena, or a wider one while it holds no rooms.
+    fn keep(&mut self, bytes: usize) {
+        self.keep = bytes.next_multiple_of(pages::size());
+        let wanted = self.keep.saturating_mul(ARENA_SPAN);
+        let unused = match (&self.arena, self.freed.as_slice()) {
+            (None, _) => true,
+            (Some(arena), [whole]) => whole.bytes == arena.bytes,
+            (Some(_), _) => false,
+        };
+        if unused && self.arena.is_none_or(|arena| arena.bytes < wanted) {
+            self.unmap_arena();
+            if wanted > 0 {
+                self.arena = pages::reserve(wanted, Stretch::new_mapping());
+                self.freed.extend(self.arena);
+            }
+            return;
+        }
+        if let Some(arena) = self.arena {
+            for freed in &self.freed {
+                if let Some(over) = freed.within(&arena, self.keep, self.touched) {
+                    // SAFETY: the stretch is freed, so nothing refers to its pages.
+                    unsafe { pages::forget(over) };
+                }
+            }
+            self.lower_touched(&arena);
+        }
+    }
+
+    /// Hands the arena back, which no room holds.
+    fn unmap_arena(&mut self) {
+        if let Some(arena) = self.arena.take() {
+            // SAFETY: every stretch of the arena is freed, so nothing refers to it.
+            unsafe { pages::unmap(arena) };
+        }
+        (self.freed, self.touched) = (Vec::new(), 0);
     }
 }
 
-/// Lets the thread keep up to `bytes` of the pages of its large rooms, held and freed
-/// together, until it is told otherwise or ends. A walk keeps its lists' budget, so that a
+/// Lets the thread keep the pages of its large rooms, held and freed together, up to
+/// `bytes`, until it is told otherwise or ends. A walk keeps its lists' budget, so that a
 /// thread holds no more than it would with every freed page handed back, and the next
 /// task's lists find the pages of the last one's: each task's walk starts its lists anew.
 pub(super) fn keep_freed(bytes: usize) {
-    with_stretches(|stretches| {
-        stretches.keep = bytes;
-        stretches.trim();
-    });
+    with_stretches(|stretches| stretches.keep(bytes));
 }
 
 impl Drop for Stretches {
     fn drop(&mut self) {
+        // A room still held past its thread's end keeps its stretch, which its release
+        // then unmaps.
         for &freed in &self.freed {
             // SAFETY: the stretch is freed, so nothing refers to it.
             unsafe { pages::unmap(freed) };
@@ -402,40 +468,56 @@ mod pages {
         })
     }
 
-    /// A new stretch of `bytes`, a multiple of the page size; `None` if the system has no
-    /// room for it.
-    pub(super) fn map(bytes: usize) -> Option<Stretch> {
+    /// A new stretch of `bytes`, a multiple of the page size, numbered `mapping`; `None`
+    /// if the system has no room for it.
+    pub(super) fn map(bytes: usize, mapping: u64) -> Option<Stretch> {
+        mapped(bytes, mapping, 0)
+    }
+
+    /// A new stretch of `bytes` of address space, whose pages take memory only once they
+    /// are touched; `None` if the system will not reserve it.
+    pub(super) fn reserve(bytes: usize, mapping: u64) -> Option<Stretch> {
+        mapped(bytes, mapping, libc::MAP_NORESERVE)
+    }
+
+    fn mapped(bytes: usize, mapping: u64, flags: libc::c_int) -> Option<Stretch> {
         let protection = libc::PROT_READ | libc::PROT_WRITE;
-        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | flags;
         // SAFETY: an anonymous mapping at an address of the system's choosing touches no
         // memory the program holds.
         let start = unsafe { libc::mmap(std::ptr::null_mut(), bytes, protection, flags, -1, 0) };
         if start == libc::MAP_FAILED {
             return None;
         }
-        let start = NonNull::new(start.cast())?;
-        Some(Stretch { start, bytes, mapping: Stretch::new_mapping() })
+        Some(Stretch { start: NonNull::new(start.cast())?, bytes, mapping })
     }
 
-    /// `stretch` moved where it can grow to `bytes`, keeping its pages, a mapping of its
-    /// own; `None` if the system has no room for it, the stretch then handed back.
+    /// Gives every page of `stretch` its memory at once, where the system can: a list
+    /// writes only part of its room, so pages left untouched by one task would be first
+    /// touched by the next, whose lists lie differently (at N = 27, 70,000 faults in a
+    /// piece's first walk of 0.8 s after a larger piece, none in its second).
+    pub(super) fn populate(stretch: Stretch) {
+        // SAFETY: the stretch is whole pages of a private anonymous mapping, which this
+        // only fills with zeroed memory where none is; a system without the advice
+        // refuses it, and the pages then get their memory when first touched.
+        unsafe {
+            libc::madvise(stretch.start.as_ptr().cast(), stretch.bytes, libc::MADV_POPULATE_WRITE)
+        };
+    }
+
+    /// Hands the memory of `stretch`'s pages back to the system, keeping them mapped: they
+    /// read as zeros until written again.
     ///
     /// # Safety
     ///
     /// Nothing refers to the stretch.
-    pub(super) unsafe fn grow(stretch: Stretch, bytes: usize) -> Option<Stretch> {
-        // SAFETY: the stretch is a mapping of its own pages, which the caller no longer
-        // refers to; the system moves it whole.
-        let start = unsafe {
-            libc::mremap(stretch.start.as_ptr().cast(), stretch.bytes, bytes, libc::MREMAP_MAYMOVE)
+    pub(super) unsafe fn forget(stretch: Stretch) {
+        // SAFETY: the caller no longer refers to the stretch, whole pages of a private
+        // anonymous mapping.
+        let result = unsafe {
+            libc::madvise(stretch.start.as_ptr().cast(), stretch.bytes, libc::MADV_DONTNEED)
         };
-        if start == libc::MAP_FAILED {
-            // SAFETY: the caller no longer refers to the stretch.
-            unsafe { unmap(stretch) };
-            return None;
-        }
-        let start = NonNull::new(start.cast())?;
-        Some(Stretch { start, bytes, mapping: Stretch::new_mapping() })
+        debug_assert_eq!(result, 0, "forgetting {stretch:?}");
     }
 
     /// Hands `stretch` back to the system.
@@ -454,25 +536,28 @@ mod pages {
 mod pages {
     use super::Stretch;
 
-    /// Whether this system keeps freed pages for the thread's next lists: only Linux's
-    /// `mremap` moves a stretch without copying it, so elsewhere every room comes from the
-    /// allocator.
+    /// Whether this system keeps freed pages for the thread's next lists: every room comes
+    /// from the allocator elsewhere.
     pub(super) const KEPT: bool = false;
 
     pub(super) fn size() -> usize {
         4096
     }
 
-    pub(super) fn map(_: usize) -> Option<Stretch> {
+    pub(super) fn map(_: usize, _: u64) -> Option<Stretch> {
         None
     }
+
+    pub(super) fn reserve(_: usize, _: u64) -> Option<Stretch> {
+        None
+    }
+
+    pub(super) fn populate(_: Stretch) {}
 
     /// # Safety
     ///
     /// Never called: no stretch is mapped.
-    pub(super) unsafe fn grow(_: Stretch, _: usize) -> Option<Stretch> {
-        None
-    }
+    pub(super) unsafe fn forget(_: Stretch) {}
 
     /// # Safety
     ///
@@ -487,11 +572,26 @@ mod tests {
     /// Items enough for a room of pages.
     const PAGED: usize = PAGED_BYTES / size_of::<u64>();
 
-    fn freed() -> (usize, usize) {
+    fn stretch(room: &Room<u64>) -> Stretch {
+        room.stretch.expect("a large room is a stretch of pages")
+    }
+
+    fn freed() -> Vec<(usize, usize)> {
         STRETCHES.with(|s| {
             let s = s.borrow();
-            (s.freed.len(), s.freed_bytes)
+            let arena = s.arena.expect("an arena").start.as_ptr() as usize;
+            s.freed.iter().map(|f| (f.start.as_ptr() as usize - arena, f.bytes)).collect()
         })
+    }
+
+    /// The pages from `start` on, over `bytes`, that hold memory.
+    #[cfg(target_os = "linux")]
+    fn resident(start: NonNull<u8>, bytes: usize) -> usize {
+        let mut pages = vec![0u8; bytes.div_ceil(pages::size())];
+        // SAFETY: the stretch is mapped, and `pages` has a byte for each of its pages.
+        let result = unsafe { libc::mincore(start.as_ptr().cast(), bytes, pages.as_mut_ptr()) };
+        assert_eq!(result, 0);
+        pages.iter().filter(|&&page| page & 1 == 1).count()
     }
 
     #[test]
@@ -524,68 +624,68 @@ mod tests {
 
     #[test]
     #[cfg(target_os = "linux")]
-    fn freed_pages_are_taken_again_while_kept() {
+    fn lists_of_new_sizes_take_the_pages_the_last_ones_freed() {
         keep_freed(64 * PAGED_BYTES);
-        let stretch = |room: &Room<u64>| room.stretch.expect("a large room is a stretch of pages");
-        let mut room = Room::<u64>::new();
-        room.fill(4 * PAGED, 1);
-        let first = stretch(&room);
-        room.release();
-        assert_eq!(freed(), (1, first.bytes));
-        // A smaller list takes the front of the freed stretch and leaves the rest.
-        room.fill(PAGED, 2);
-        let front = stretch(&room);
-        assert_eq!(front.start, first.start);
-        assert_eq!(freed(), (1, first.bytes - front.bytes));
-        let mut other = Room::<u64>::new();
+        let arena = STRETCHES.with(|s| s.borrow().arena.expect("an arena"));
+        assert_eq!(arena.bytes, ARENA_SPAN * 64 * PAGED_BYTES);
+        let mut first = Room::<u64>::new();
+        first.fill(4 * PAGED, 1);
+        let whole = stretch(&first);
+        assert_eq!(whole.start, arena.start, "the first room is cut from the arena's front");
+        first.release();
+        assert_eq!(freed(), [(0, arena.bytes)], "freed, it joins the rest again");
+        assert_eq!(resident(whole.start, whole.bytes), whole.bytes / pages::size());
+        // Two lists of other sizes are cut from the same pages, one after the other.
+        let (mut small, mut other) = (Room::<u64>::new(), Room::<u64>::new());
+        small.fill(PAGED, 2);
         other.fill(2 * PAGED, 3);
-        let next = stretch(&other);
-        assert_eq!(next.start.as_ptr(), first.start.as_ptr().wrapping_add(front.bytes));
-        assert_eq!(freed(), (1, first.bytes - front.bytes - next.bytes));
+        let (front, next) = (stretch(&small), stretch(&other));
+        assert_eq!(front.start, whole.start);
+        assert_eq!(next.start.as_ptr().cast_const(), front.end());
+        assert!(next.end() <= whole.end(), "both within the pages the first room touched");
         // Rooms taken one after another start at different places within their pages.
         let within_page = |room: &Room<u64>| room.as_ptr() as usize % pages::size();
-        assert_ne!(within_page(&room), within_page(&other));
-        // Freed beside the rest of its stretch, a list joins it again.
-        other.release();
-        assert_eq!(freed(), (1, first.bytes - front.bytes));
-        // A list larger than any freed stretch grows the largest, moved whole.
-        let mut large = Room::<u64>::new();
-        large.fill(8 * PAGED, 4);
-        assert!(large.iter().all(|&item| item == 4));
-        assert!(room.iter().all(|&item| item == 2));
-        assert_eq!(freed(), (0, 0));
-        let moved = stretch(&large);
-        large.release();
-        room.release();
+        assert_ne!(within_page(&small), within_page(&other));
+        // A list freed between two others leaves a gap that a list as large takes again.
+        small.release();
         assert_eq!(
             freed(),
-            (2, moved.bytes + front.bytes),
-            "a moved stretch is a mapping of its own"
+            [(0, front.bytes), (front.bytes + next.bytes, arena.bytes - front.bytes - next.bytes)]
         );
+        small.fill(PAGED, 4);
+        assert_eq!(stretch(&small).start, front.start);
+        assert!(small.iter().all(|&item| item == 4) && other.iter().all(|&item| item == 3));
+        small.release();
+        other.release();
+        assert_eq!(freed(), [(0, arena.bytes)]);
     }
 
     #[test]
     #[cfg(target_os = "linux")]
     fn a_thread_keeps_no_more_than_it_is_allowed() {
+        keep_freed(2 * PAGED_BYTES);
         let mut rooms: Vec<Room<u64>> = (0..4).map(|_| Room::new()).collect();
         for room in &mut rooms {
-            room.fill(PAGED, 0);
+            room.fill(PAGED, 1);
         }
-        let bytes: Vec<usize> = rooms.iter().map(|room| room.stretch.unwrap().bytes).collect();
-        keep_freed(bytes[1..].iter().sum());
-        // Held past what may be kept: freed pages go back at once.
-        rooms[0].release();
-        assert_eq!(freed(), (0, 0));
-        rooms[1].release();
-        assert_eq!(freed(), (1, bytes[1]));
-        rooms[2].release();
-        assert_eq!(freed(), (2, bytes[1] + bytes[2]));
-        rooms[3].release();
-        assert_eq!(freed(), (3, bytes[1] + bytes[2] + bytes[3]));
-        // Less allowed: the smallest stretches go first, then a cut of the next.
-        keep_freed(PAGED_BYTES + PAGED_BYTES / 2);
-        assert_eq!(freed(), (2, PAGED_BYTES + PAGED_BYTES / 2));
+        let stretches: Vec<Stretch> = rooms.iter().map(stretch).collect();
+        let (start, bytes) = (stretches[0].start, stretches.iter().map(|s| s.bytes).sum());
+        assert!(stretches.windows(2).all(|two| two[0].end() == two[1].start.as_ptr()));
+        assert_eq!(resident(start, bytes), bytes / pages::size());
+        // Freed past what may be kept, pages go back at once; below it they stay.
+        for room in &mut rooms {
+            room.release();
+        }
+        assert_eq!(resident(start, bytes), 2 * PAGED_BYTES / pages::size());
+        // Less allowed: the freed pages past it go back too.
+        keep_freed(PAGED_BYTES / 2);
+        assert_eq!(resident(start, bytes), PAGED_BYTES / 2 / pages::size());
+        // A room past the arena's span is mapped apart, and unmapped when freed.
+        let mut wide = Room::<u64>::new();
+        wide.fill(2 * ARENA_SPAN * PAGED, 5);
+        assert_ne!(stretch(&wide).mapping, stretches[0].mapping);
+        wide.release();
         keep_freed(0);
-        assert_eq!(freed(), (0, 0));
+        assert_eq!(resident(start, bytes), 0);
     }
 }

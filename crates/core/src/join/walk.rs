@@ -9,14 +9,13 @@
 //! probe's test.
 
 use std::ops::Range;
-use std::time::Instant;
 
 use super::board::{Geometry, PerSide, Side};
 use super::budget::{Budget, SIGNATURE_BYTES};
 use super::count::Clock;
 use super::half::Half;
 use super::key::Key;
-use super::room;
+use super::room::{self, Stopwatch};
 use super::split::Split;
 use super::tail::Tails;
 
@@ -162,7 +161,7 @@ impl<'a, G: Goal> Walk<'a, G> {
                 let (piece, kept) = fills.get(fill, boards);
                 let prefix = position < self.decided.len();
                 let timed = self.goal.clock().is_some_and(|clock| prefix || clock.whole);
-                let started = timed.then(Instant::now);
+                let started = timed.then(Stopwatch::start);
                 let n = self.geometry.n;
                 let placed = self.halves[side].place(n, level, piece, row, open, note, kept);
                 if let (Some(started), Some(clock)) = (started, self.goal.clock()) {

@@ -20,14 +20,14 @@ mod tables;
 mod tree;
 
 use std::ops::Range;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use self::bucket::Permutation;
 pub(super) use self::tables::MOST_TABLE_BYTES;
 pub(super) use self::tables::Work;
 use self::tables::{Lists, NARROW_CHUNK, TableScratch};
 use self::tree::{Node, Tree};
-use super::room::Room;
+use super::room::{Room, Stopwatch};
 use crate::kernel::Kernel;
 use crate::simd::{Avx2, Avx512Popcnt, Bmi, FastPext};
 
@@ -232,7 +232,7 @@ impl PairKernel {
         scratch: &mut Scratch,
         sorting: Option<&mut Duration>,
     ) -> PairCount {
-        let started = sorting.is_some().then(Instant::now);
+        let started = sorting.is_some().then(Stopwatch::start);
         let held = |list: &[u64]| list.iter().fold(0, |held, &bitset| held | bitset);
         let live = held(stored) & held(queries) & u64::MAX.checked_shr(64 - bits).unwrap_or(0);
         let key = key::choose(self.lanes(), stored, queries, live);
