@@ -8,10 +8,11 @@
 //! [`Room`] is a stretch cut from its thread's arena, a span of address space reserved
 //! once: each list takes the first freed stretch from the arena's front that holds it,
 //! and a freed stretch joins its neighbours again, so that every task's lists, whatever
-//! their sizes, lie in the pages the thread's earlier tasks used. A page gets its memory
-//! when a list first reaches it, whether the list writes it or not ([`pages::populate`]),
-//! and keeps it while the walk allows ([`keep_freed`]): lists write only part of their
-//! room, and pages that one task left untouched, the next one touched first.
+//! their sizes, lie in the pages the thread's earlier tasks used. Within what the walk lets
+//! the thread keep ([`keep_freed`]), a page gets its memory when a list first reaches it,
+//! whether the list writes it or not ([`pages::populate`]), and keeps it: lists write only
+//! part of their room, and pages that one task left untouched, the next one touched first.
+//! Past that, pages get memory when written and give it back when freed.
 
 use std::alloc::{Layout, handle_alloc_error};
 use std::cell::{Cell, RefCell};
@@ -275,6 +276,9 @@ struct Stretches {
     freed: Vec<Stretch>,
     /// The bytes from the arena's start past which no page holds memory.
     touched: usize,
+    /// The bytes from the arena's start below which every page holds memory: the pages
+    /// within what the thread may keep get theirs at once, the rest when written.
+    populated: usize,
     /// The bytes from the arena's start below which freed pages are kept.
     keep: usize,
     /// The start the thread's next large room takes within its first page, in cache lines.
@@ -345,10 +349,11 @@ impl Stretches {
             None => _ = self.freed.remove(at),
         }
         let end = taken.end() as usize - arena.start.as_ptr() as usize;
-        if let Some(fresh) = taken.within(&arena, self.touched, end) {
+        if let Some(fresh) = taken.within(&arena, self.populated, end.min(self.keep)) {
             let started = Instant::now();
             pages::populate(fresh);
             _ = POPULATING.try_with(|spent| spent.set(spent.get() + started.elapsed()));
+            self.populated = end.min(self.keep);
         }
         self.touched = self.touched.max(end);
         Some(taken)
@@ -395,6 +400,7 @@ impl Stretches {
     /// pages past them; reserves the arena, or a wider one while it holds no rooms.
     fn keep(&mut self, bytes: usize) {
         self.keep = bytes.next_multiple_of(pages::size());
+        self.populated = self.populated.min(self.keep);
         let wanted = self.keep.saturating_mul(ARENA_SPAN);
         let unused = match (&self.arena, self.freed.as_slice()) {
             (None, _) => true,
@@ -426,7 +432,7 @@ impl Stretches {
             // SAFETY: every stretch of the arena is freed, so nothing refers to it.
             unsafe { pages::unmap(arena) };
         }
-        (self.freed, self.touched) = (Vec::new(), 0);
+        (self.freed, self.touched, self.populated) = (Vec::new(), 0, 0);
     }
 }
 
@@ -664,6 +670,13 @@ mod tests {
     #[cfg(target_os = "linux")]
     fn a_thread_keeps_no_more_than_it_is_allowed() {
         keep_freed(2 * PAGED_BYTES);
+        let mut unwritten = Room::<u64>::new();
+        unwritten.empty_with_room(3 * PAGED);
+        let three = stretch(&unwritten);
+        let kept_pages = 2 * PAGED_BYTES / pages::size();
+        assert_eq!(resident(three.start, three.bytes), kept_pages, "given memory before written");
+        unwritten.release();
+        assert_eq!(resident(three.start, three.bytes), kept_pages);
         let mut rooms: Vec<Room<u64>> = (0..4).map(|_| Room::new()).collect();
         for room in &mut rooms {
             room.fill(PAGED, 1);
