@@ -20,7 +20,6 @@ use std::fmt;
 use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Lists below this many bytes come from the allocator: a handful of pages, which its own
@@ -214,13 +213,12 @@ impl<T: Copy + fmt::Debug> fmt::Debug for Room<T> {
     }
 }
 
-/// A stretch of whole pages, mapped for the process's use: all or part of the mapping
-/// `mapping` (a number no other mapping of the process has).
+/// A stretch of whole pages, mapped for the process's use: a mapping of its own, or part of
+/// a thread's arena.
 #[derive(Clone, Copy, Debug)]
 struct Stretch {
     start: NonNull<u8>,
     bytes: usize,
-    mapping: u64,
 }
 
 impl Stretch {
@@ -235,27 +233,26 @@ impl Stretch {
             // SAFETY: `bytes` is within the stretch.
             start: unsafe { self.start.add(bytes) },
             bytes: self.bytes - bytes,
-            mapping: self.mapping,
         });
         (head, rest)
     }
 
-    /// The part of the stretch from `from` bytes past `arena`'s start to `to`, if any.
+    /// The bytes from `arena`'s start to the stretch's start, if the stretch lies within it.
+    fn offset_in(&self, arena: &Stretch) -> Option<usize> {
+        let offset = (self.start.as_ptr() as usize).checked_sub(arena.start.as_ptr() as usize)?;
+        (offset + self.bytes <= arena.bytes).then_some(offset)
+    }
+
+    /// The part of the stretch, which lies within `arena`, from `from` bytes past the
+    /// arena's start to `to`, if any.
     fn within(&self, arena: &Stretch, from: usize, to: usize) -> Option<Stretch> {
-        let offset = self.start.as_ptr() as usize - arena.start.as_ptr() as usize;
+        let offset = self.offset_in(arena)?;
         let (start, end) = (offset.max(from), (offset + self.bytes).min(to));
         (start < end).then(|| Stretch {
             // SAFETY: `start` lies within the stretch, which lies within the arena.
             start: unsafe { arena.start.add(start) },
             bytes: end - start,
-            ..*self
         })
-    }
-
-    /// A new mapping's number.
-    fn new_mapping() -> u64 {
-        static MAPPINGS: AtomicU64 = AtomicU64::new(0);
-        MAPPINGS.fetch_add(1, Ordering::Relaxed)
     }
 }
 
@@ -341,14 +338,14 @@ impl Stretches {
         let (Some(arena), Some(at)) =
             (self.arena, self.freed.iter().position(|freed| freed.bytes >= bytes))
         else {
-            return pages::map(bytes, Stretch::new_mapping());
+            return pages::map(bytes);
         };
         let (taken, rest) = self.freed[at].cut(bytes);
         match rest {
             Some(rest) => self.freed[at] = rest,
             None => _ = self.freed.remove(at),
         }
-        let end = taken.end() as usize - arena.start.as_ptr() as usize;
+        let end = taken.offset_in(&arena).expect("cut from the arena") + taken.bytes;
         if let Some(fresh) = taken.within(&arena, self.populated, end.min(self.keep)) {
             let started = Instant::now();
             pages::populate(fresh);
@@ -363,7 +360,7 @@ impl Stretches {
     /// stretches beside it, its pages past what the thread may keep handed back; a
     /// stretch mapped apart (or another thread's) is unmapped.
     fn give(&mut self, stretch: Stretch) {
-        let Some(arena) = self.arena.filter(|arena| arena.mapping == stretch.mapping) else {
+        let Some(arena) = self.arena.filter(|arena| stretch.offset_in(arena).is_some()) else {
             // SAFETY: the stretch was freed by its room, so nothing refers to it, and it is
             // none of this thread's arena.
             unsafe { pages::unmap(stretch) };
@@ -380,18 +377,24 @@ impl Stretches {
             joined = Stretch { bytes: before.bytes + joined.bytes, ..before };
         }
         self.freed.insert(at, joined);
-        if let Some(over) = joined.within(&arena, self.keep, self.touched) {
+        self.forget_past_keep(&arena, &joined);
+        self.lower_touched(&arena);
+    }
+
+    /// Hands back the memory of the pages of `freed`, a freed stretch of `arena`, past what
+    /// the thread may keep.
+    fn forget_past_keep(&self, arena: &Stretch, freed: &Stretch) {
+        if let Some(over) = freed.within(arena, self.keep, self.touched) {
             // SAFETY: the stretch is freed, so nothing refers to its pages.
             unsafe { pages::forget(over) };
         }
-        self.lower_touched(&arena);
     }
 
     /// Past the last stretch the rooms hold, and past what the thread may keep, no page
     /// holds memory: every freed page there was handed back when it was freed.
     fn lower_touched(&mut self, arena: &Stretch) {
         if let Some(last) = self.freed.last().filter(|last| last.end() == arena.end()) {
-            let held_end = last.start.as_ptr() as usize - arena.start.as_ptr() as usize;
+            let held_end = last.offset_in(arena).expect("freed in the arena");
             self.touched = self.touched.min(held_end.max(self.keep));
         }
     }
@@ -410,17 +413,14 @@ impl Stretches {
         if unused && self.arena.is_none_or(|arena| arena.bytes < wanted) {
             self.unmap_arena();
             if wanted > 0 {
-                self.arena = pages::reserve(wanted, Stretch::new_mapping());
+                self.arena = pages::reserve(wanted);
                 self.freed.extend(self.arena);
             }
             return;
         }
         if let Some(arena) = self.arena {
             for freed in &self.freed {
-                if let Some(over) = freed.within(&arena, self.keep, self.touched) {
-                    // SAFETY: the stretch is freed, so nothing refers to its pages.
-                    unsafe { pages::forget(over) };
-                }
+                self.forget_past_keep(&arena, freed);
             }
             self.lower_touched(&arena);
         }
@@ -474,19 +474,19 @@ mod pages {
         })
     }
 
-    /// A new stretch of `bytes`, a multiple of the page size, numbered `mapping`; `None`
-    /// if the system has no room for it.
-    pub(super) fn map(bytes: usize, mapping: u64) -> Option<Stretch> {
-        mapped(bytes, mapping, 0)
+    /// A new stretch of `bytes`, a multiple of the page size; `None` if the system has no
+    /// room for it.
+    pub(super) fn map(bytes: usize) -> Option<Stretch> {
+        mapped(bytes, 0)
     }
 
     /// A new stretch of `bytes` of address space, whose pages take memory only once they
     /// are touched; `None` if the system will not reserve it.
-    pub(super) fn reserve(bytes: usize, mapping: u64) -> Option<Stretch> {
-        mapped(bytes, mapping, libc::MAP_NORESERVE)
+    pub(super) fn reserve(bytes: usize) -> Option<Stretch> {
+        mapped(bytes, libc::MAP_NORESERVE)
     }
 
-    fn mapped(bytes: usize, mapping: u64, flags: libc::c_int) -> Option<Stretch> {
+    fn mapped(bytes: usize, flags: libc::c_int) -> Option<Stretch> {
         let protection = libc::PROT_READ | libc::PROT_WRITE;
         let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | flags;
         // SAFETY: an anonymous mapping at an address of the system's choosing touches no
@@ -495,7 +495,7 @@ mod pages {
         if start == libc::MAP_FAILED {
             return None;
         }
-        Some(Stretch { start: NonNull::new(start.cast())?, bytes, mapping })
+        Some(Stretch { start: NonNull::new(start.cast())?, bytes })
     }
 
     /// Gives every page of `stretch` its memory at once, where the system can: a list
@@ -550,11 +550,11 @@ mod pages {
         4096
     }
 
-    pub(super) fn map(_: usize, _: u64) -> Option<Stretch> {
+    pub(super) fn map(_: usize) -> Option<Stretch> {
         None
     }
 
-    pub(super) fn reserve(_: usize, _: u64) -> Option<Stretch> {
+    pub(super) fn reserve(_: usize) -> Option<Stretch> {
         None
     }
 
@@ -585,8 +585,8 @@ mod tests {
     fn freed() -> Vec<(usize, usize)> {
         STRETCHES.with(|s| {
             let s = s.borrow();
-            let arena = s.arena.expect("an arena").start.as_ptr() as usize;
-            s.freed.iter().map(|f| (f.start.as_ptr() as usize - arena, f.bytes)).collect()
+            let arena = s.arena.expect("an arena");
+            s.freed.iter().map(|f| (f.offset_in(&arena).expect("in the arena"), f.bytes)).collect()
         })
     }
 
@@ -696,7 +696,8 @@ mod tests {
         // A room past the arena's span is mapped apart, and unmapped when freed.
         let mut wide = Room::<u64>::new();
         wide.fill(2 * ARENA_SPAN * PAGED, 5);
-        assert_ne!(stretch(&wide).mapping, stretches[0].mapping);
+        let arena = STRETCHES.with(|s| s.borrow().arena.expect("an arena"));
+        assert!(stretch(&wide).offset_in(&arena).is_none());
         wide.release();
         keep_freed(0);
         assert_eq!(resident(start, bytes), 0);
