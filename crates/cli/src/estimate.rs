@@ -316,10 +316,11 @@ impl EstimateReport {
             let below = if check.depth > e.depth { "a task below " } else { "" };
             for task in &check.tasks {
                 text += &format!(
-                    "checked {below}task {} of {}: predicted {}, counted {}\n",
+                    "checked {below}task {} of {}: predicted {} from {} timed, counted {}\n",
                     grouped(task.index as u128),
                     grouped(check.list_tasks as u128),
                     duration(task.predicted_s),
+                    things(task.timed_below, check.timed.noun()),
                     duration(task.counted_s),
                 );
             }

@@ -80,6 +80,24 @@ fn an_estimate_says_what_it_timed_below_the_tasks() {
     }
 }
 
+/// Where the sample timed pieces, a check times pieces of each unit it draws, none twice:
+/// at N = 16 they take microseconds, so every piece of each, and its prediction has no
+/// sampling error left.
+#[test]
+fn a_check_of_short_pieces_times_every_piece_of_its_units() {
+    let args = ["estimate", "16", "--method", "join", "--threads", "2", "--sample", "pieces"];
+    let checked = [&args[..], &["--check", "2"]].concat();
+    let value = json(&[&checked[..], &["--json"]].concat());
+    let check = &value["check"];
+    assert_eq!(check["timed"], "pieces", "{check}");
+    for task in check["tasks"].as_array().unwrap() {
+        assert_eq!(task["timed_below"], 16, "{task}");
+        assert_eq!(task["predicted_error_s"], 0.0, "{task}");
+    }
+    let text = String::from_utf8(nqueens(&checked).stdout).unwrap();
+    assert_eq!(text.matches("from 16 pieces timed, counted").count(), 2, "{text}");
+}
+
 /// `--check` counts the tasks it draws whole: each one's solutions are what a count of
 /// that task alone finds, its ratio is of the sums, each task standing for its stratum of
 /// the count's list, and the plan is corrected by it.

@@ -19,14 +19,22 @@ use crate::sample::Sample;
 /// prediction, and the count of the task is what takes the time.
 const DESCENTS_PER_TASK: usize = 16;
 
-/// Pieces timed for each checked unit: every piece walks its unit's first rows again,
-/// which at N = 26 took longer than the unit's own pairs (8 units' 16 pieces each had
-/// not been timed after 4 minutes on 2 threads), and at N = 28 most of a piece's two to
-/// five minutes, so that 4 pieces took twice the unit's count. Any slice of a row set
+/// The fewest pieces timed for each checked unit: every piece walks its unit's first rows
+/// again, which at N = 26 took longer than the unit's own pairs (8 units' 16 pieces each
+/// had not been timed after 4 minutes on 2 threads), and at N = 28 most of a piece's two
+/// to five minutes, so that 4 pieces took twice the unit's count. Any slice of a row set
 /// stands for it without bias (they interleave its groups of pairs and its later
-/// meetings); two cost half of four, and the ratio's interval, from how far each task
-/// strays, shows what fewer pieces cost in precision.
-const PIECES_PER_UNIT: usize = 2;
+/// meetings), and the ratio's interval, from how far each task strays, shows what few
+/// pieces cost in precision.
+const LEAST_PIECES_PER_UNIT: usize = 2;
+
+/// The thread-seconds of pieces a checked unit gets where its pieces are short, as far as
+/// it has pieces: a piece's own pairs count 16 times in its unit's prediction, and at
+/// N = 27 (pieces of 0.75 s, 0.3 s of them its own pairs) an N = 27 check whose two
+/// pieces of the largest unit ran while something slowed the machine for a tenth of a
+/// second predicted that unit at 8.95 s and 7.2 s, where all sixteen, timed apart,
+/// predict 5.6 to 5.8 s.
+const PIECE_SECONDS_PER_UNIT: f64 = 10.0;
 
 /// The most core-seconds a checked task should take: a user checks a plan of Q(28) in an
 /// hour or two of a laptop's cores.
@@ -73,6 +81,9 @@ pub struct CheckedTask {
     pub predicted_s: f64,
     /// The standard error of its prediction, from the spread of the descents below it.
     pub predicted_error_s: f64,
+    /// How many descents below it were timed for its prediction (the check's `timed`).
+    #[serde(default)]
+    pub timed_below: usize,
     pub counted_s: f64,
     /// Its solutions, for a user to compare with another count of the task.
     pub total: u128,
@@ -169,20 +180,33 @@ pub fn check(
     }
     let started = Instant::now();
     let chosen = draw(problem, list, depth, count, options.seed)?;
-    let descents = match sample.timed {
-        Timed::Pieces => PIECES_PER_UNIT,
-        _ => DESCENTS_PER_TASK,
-    };
-    let mut items = Vec::new();
+    let mut below = Vec::with_capacity(chosen.len());
+    let mut populations = Vec::with_capacity(chosen.len());
     for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
-        for draw in 0..descents {
-            let mut random = mix(options.seed ^ mix((checked * descents + draw) as u64));
+        if sample.timed == Timed::Pieces {
+            let mut random = mix(options.seed ^ mix(checked as u64));
             let unit = Path::at(&from.task).down_to_unit(problem, &mut random)?;
-            let path = match sample.timed {
-                Timed::Pieces => unit.down_to_piece(problem, &mut random)?,
-                _ => unit.cut_at(sample.cut),
-            };
-            items.push(Item::Descent { checked, path });
+            let (pieces, of) =
+                unit.down_to_pieces(problem, pieces_per_unit(sample), &mut random)?;
+            below.push(pieces);
+            populations.push(Some(of));
+            continue;
+        }
+        let descents = (0..DESCENTS_PER_TASK).map(|draw| {
+            let mut random = mix(options.seed ^ mix((checked * DESCENTS_PER_TASK + draw) as u64));
+            Ok(Path::at(&from.task).down_to_unit(problem, &mut random)?.cut_at(sample.cut))
+        });
+        below.push(descents.collect::<Result<Vec<Path>, PlanError>>()?);
+        populations.push(None);
+    }
+    // Each task's first descent, then each one's second, and so on: a stall of the
+    // machine falls on the descents then under way, of several tasks, not on one task's.
+    let mut items = Vec::new();
+    for round in 0..below.iter().map(Vec::len).max().unwrap_or(0) {
+        for (checked, paths) in below.iter().enumerate() {
+            if let Some(path) = paths.get(round) {
+                items.push(Item::Descent { checked, path: path.clone() });
+            }
         }
     }
     // The counts go last, so that the progress shows the long part.
@@ -234,12 +258,14 @@ pub fn check(
             weight: drawn.weight,
             predicted_s: 0.0,
             predicted_error_s: 0.0,
+            timed_below: 0,
             counted_s: 0.0,
             total: 0,
             profile: None,
         })
         .collect();
-    let mut costs = vec![Vec::with_capacity(descents); tasks.len()];
+    let mut costs: Vec<Vec<f64>> =
+        below.iter().map(|paths| Vec::with_capacity(paths.len())).collect();
     for (checked, finding) in report.result {
         let task = &mut tasks[checked];
         match finding {
@@ -254,8 +280,9 @@ pub fn check(
         tasks.iter().filter_map(|task| task.profile.as_ref()).for_each(|p| sum.add(p));
         sum
     });
-    for (task, costs) in tasks.iter_mut().zip(&costs) {
-        (task.predicted_s, task.predicted_error_s) = mean_and_error(costs);
+    for ((task, costs), population) in tasks.iter_mut().zip(&costs).zip(populations) {
+        (task.predicted_s, task.predicted_error_s) = mean_and_error(costs, population);
+        task.timed_below = costs.len();
     }
     let (ratio, ratio_low, ratio_high) = ratio_of(&tasks).ok_or(PlanError::NothingToCheck)?;
     let core_ns_per_solution = per_solution_of(&tasks).map(|found| found.map(|s| 1e9 * s));
@@ -359,8 +386,10 @@ fn counted_over(
     Some([ratio, (ratio - margin).max(0.0), ratio + margin])
 }
 
-/// The mean of `costs` and its standard error (none from one cost).
-fn mean_and_error(costs: &[f64]) -> (f64, f64) {
+/// The mean of `costs` and its standard error (none from one cost): drawn with
+/// replacement, or none twice from a `population` of that many, the whole of which leaves
+/// no error.
+fn mean_and_error(costs: &[f64], population: Option<usize>) -> (f64, f64) {
     let k = costs.len() as f64;
     if costs.is_empty() {
         return (0.0, 0.0);
@@ -370,7 +399,21 @@ fn mean_and_error(costs: &[f64]) -> (f64, f64) {
         return (mean, 0.0);
     }
     let squares: f64 = costs.iter().map(|c| (c - mean).powi(2)).sum();
-    (mean, (squares / (k - 1.0) / k).sqrt())
+    let unsampled = population.map_or(1.0, |all| (1.0 - k / all as f64).max(0.0));
+    (mean, (squares / (k - 1.0) / k * unsampled).sqrt())
+}
+
+/// How many pieces of each checked unit to time: as many as take about
+/// [`PIECE_SECONDS_PER_UNIT`] at the sample's cost per piece, at least
+/// [`LEAST_PIECES_PER_UNIT`].
+fn pieces_per_unit(sample: &Sample) -> usize {
+    let per_piece = sample.timed_cost / sample.count.max(1) as f64;
+    let wanted = (PIECE_SECONDS_PER_UNIT / per_piece).ceil();
+    if wanted.is_finite() {
+        (wanted as usize).max(LEAST_PIECES_PER_UNIT)
+    } else {
+        LEAST_PIECES_PER_UNIT
+    }
 }
 
 /// The 97.5% quantile of Student's t with `freedom` degrees of freedom: as wide an
@@ -401,6 +444,7 @@ mod tests {
             weight: 1.0,
             predicted_s,
             predicted_error_s,
+            timed_below: 0,
             counted_s,
             total: 0,
             profile: None,
@@ -425,8 +469,12 @@ mod tests {
             high - low < 0.1 && noisy_high - noisy_low > 0.5,
             "{low} {high} {noisy_low} {noisy_high}"
         );
-        assert_eq!(mean_and_error(&[12.0, 17.0]), (14.5, 2.5));
-        assert_eq!(mean_and_error(&[3.0]), (3.0, 0.0));
+        assert_eq!(mean_and_error(&[12.0, 17.0], None), (14.5, 2.5));
+        assert_eq!(mean_and_error(&[3.0], None), (3.0, 0.0));
+        // Drawn none twice, half of four leave half the variance; all four, none.
+        let (_, half) = mean_and_error(&[12.0, 17.0], Some(4));
+        assert!((half - 2.5 / 2f64.sqrt()).abs() < 1e-12, "{half}");
+        assert_eq!(mean_and_error(&[12.0, 17.0, 11.0, 14.0], Some(4)), (13.5, 0.0));
     }
 
     #[test]

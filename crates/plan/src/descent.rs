@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use nqueens_core::{Charge, Problem, SolutionsOf, Task};
-use nqueens_random::mix;
+use nqueens_random::{SplitMix64, mix};
 use nqueens_scheduler::{
     Finish, INTERVAL_WIDTH, Prediction, Progress, Runner, shared_mean_variance, stratified_order,
 };
@@ -162,10 +162,16 @@ impl<T: Keyed> Path<T> {
         // Rounding may leave the point on the last task's far edge.
         let chosen = chosen.unwrap_or_else(|| sizes.iter().rposition(|&s| s > 0.0).unwrap_or(0));
         let weight = self.weight() * all / sizes[chosen];
-        self.task = tasks[chosen].clone();
+        self.enter(tasks[chosen].clone(), weight);
+        Ok(true)
+    }
+
+    /// One step down to `task`, of which there are `weight` like it below where the
+    /// descent started.
+    fn enter(&mut self, task: T, weight: f64) {
+        self.task = task;
         self.weights.resize(self.task.key_len() + 1, weight);
         self.passed.push(self.task.clone());
-        Ok(true)
     }
 
     /// The path cut short at the task it passed through whose key is `len` bytes long,
@@ -224,6 +230,36 @@ impl Path<Task> {
         random: &mut u64,
     ) -> Result<Path, PlanError> {
         Ok(self.descend(random, |t| problem.pieces(t), |_| Ok(1.0))?)
+    }
+
+    /// From a unit to `count` of its pieces, none twice, each as likely, and from each on
+    /// to a random piece of it where pieces have pieces; and how many pieces the unit has
+    /// (the unit itself, and 1, where it has none). The pieces of a unit differ (one slice
+    /// of an N = 27 row set does twice the work of the others), so pieces drawn again
+    /// add nothing, and all of them predict the unit with no sampling error left.
+    pub(crate) fn down_to_pieces(
+        self,
+        problem: &Problem,
+        count: usize,
+        random: &mut u64,
+    ) -> Result<(Vec<Path>, usize), PlanError> {
+        let pieces = problem.pieces(&self.task)?;
+        if pieces.is_empty() {
+            return Ok((vec![self], 1));
+        }
+        let mut order: Vec<usize> = (0..pieces.len()).collect();
+        *random = mix(*random);
+        SplitMix64::new(*random).shuffle(&mut order);
+        order.truncate(count.max(1));
+        let weight = self.weight() * pieces.len() as f64;
+        let paths = (order.into_iter())
+            .map(|at| {
+                let mut path = self.clone();
+                path.enter(pieces[at].clone(), weight);
+                path.down_to_piece(problem, random)
+            })
+            .collect::<Result<Vec<Path>, PlanError>>()?;
+        Ok((paths, pieces.len()))
     }
 }
 
@@ -792,6 +828,7 @@ fn around(expected: f64, deviation: f64) -> Prediction {
 mod tests {
     use std::convert::Infallible;
 
+    use nqueens_core::Method;
     use nqueens_random::SplitMix64;
 
     use super::*;
@@ -982,6 +1019,31 @@ mod tests {
             paths.iter().map(|(path, chance)| chance * path.cost(&charges(&path.task))).sum();
         let exact = exact(&root);
         assert!((expected / exact - 1.0).abs() < 1e-12, "{expected} against {exact}");
+    }
+
+    /// A unit's pieces drawn none twice: as many as asked, all of them at most, each
+    /// standing for as many as the unit has; a piece, which has none, is its own.
+    #[test]
+    fn a_units_pieces_are_drawn_none_twice() {
+        let problem = Problem::new(13, Method::Join).unwrap();
+        let units = problem.tasks(problem.max_depth()).unwrap();
+        let unit = &units[units.len() / 2];
+        let all = problem.pieces(unit).unwrap();
+        assert!(all.len() > 2, "{unit:?}");
+        for (asked, seed) in [(2, 1), (all.len() - 1, 2), (all.len(), 3), (usize::MAX, 4)] {
+            let mut random = seed;
+            let (drawn, of) = Path::at(unit).down_to_pieces(&problem, asked, &mut random).unwrap();
+            assert_eq!((drawn.len(), of), (asked.min(all.len()), all.len()), "{asked}");
+            let mut keys: Vec<&[u8]> = drawn.iter().map(|path| path.task.key()).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            assert_eq!(keys.len(), drawn.len(), "a piece drawn twice of {asked}");
+            assert!(drawn.iter().all(|path| all.contains(&path.task)));
+            assert!(drawn.iter().all(|path| path.weight() == all.len() as f64));
+        }
+        let piece = &all[0];
+        let (alone, of) = Path::at(piece).down_to_pieces(&problem, 4, &mut 5).unwrap();
+        assert_eq!((alone.len(), of, &alone[0].task), (1, 1, piece));
     }
 
     /// Random descents, as the sample draws them, converge on the tree's work.
