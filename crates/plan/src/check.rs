@@ -25,15 +25,15 @@ const DESCENTS_PER_TASK: usize = 16;
 /// to five minutes, so that 4 pieces took twice the unit's count. Any slice of a row set
 /// stands for it without bias (they interleave its groups of pairs and its later
 /// meetings), and the ratio's interval, from how far each task strays, shows what few
-/// pieces cost in precision.
+/// pieces cost in precision; a prediction's own spread needs two.
 const LEAST_PIECES_PER_UNIT: usize = 2;
 
 /// The thread-seconds of pieces a checked unit gets where its pieces are short, as far as
 /// it has pieces: a piece's own pairs count 16 times in its unit's prediction, and at
-/// N = 27 (pieces of 0.75 s, 0.3 s of them its own pairs) an N = 27 check whose two
-/// pieces of the largest unit ran while something slowed the machine for a tenth of a
-/// second predicted that unit at 8.95 s and 7.2 s, where all sixteen, timed apart,
-/// predict 5.6 to 5.8 s.
+/// N = 27 (pieces of 0.75 s, 0.3 s of them its own pairs) a check whose two pieces of
+/// the largest unit ran while something slowed the machine for a tenth of a second
+/// predicted that unit at 8.95 s and 7.2 s, where all sixteen, timed apart, predict 5.6
+/// to 5.8 s.
 const PIECE_SECONDS_PER_UNIT: f64 = 10.0;
 
 /// The most core-seconds a checked task should take: a user checks a plan of Q(28) in an
@@ -79,9 +79,11 @@ pub struct CheckedTask {
     /// list, the inverse of the chance of the descent that reached it.
     pub weight: f64,
     pub predicted_s: f64,
-    /// The standard error of its prediction, from the spread of the descents below it.
+    /// The standard error of its prediction from sampling, by the spread of the descents
+    /// below it: none where they timed every piece of a unit, whatever stalled them.
     pub predicted_error_s: f64,
-    /// How many descents below it were timed for its prediction (the check's `timed`).
+    /// How many descents below it were timed for its prediction (the check's `timed`);
+    /// plans recorded before it was are read as 0.
     #[serde(default)]
     pub timed_below: usize,
     pub counted_s: f64,
@@ -183,18 +185,30 @@ pub fn check(
     let mut below = Vec::with_capacity(chosen.len());
     let mut populations = Vec::with_capacity(chosen.len());
     for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
-        if sample.timed == Timed::Pieces {
+        if sample.timed == Timed::Pieces && problem.children(&from.task)?.is_empty() {
             let mut random = mix(options.seed ^ mix(checked as u64));
-            let unit = Path::at(&from.task).down_to_unit(problem, &mut random)?;
+            let per_unit = pieces_per_unit(sample.timed_cost, sample.count);
             let (pieces, of) =
-                unit.down_to_pieces(problem, pieces_per_unit(sample), &mut random)?;
+                Path::at(&from.task).down_to_pieces(problem, per_unit, &mut random)?;
             below.push(pieces);
-            populations.push(Some(of));
+            populations.push(of);
             continue;
         }
-        let descents = (0..DESCENTS_PER_TASK).map(|draw| {
+        // A task above its units (`--depth`) is predicted from descents that each reach a
+        // unit of their own, its units differing as its pieces do.
+        let descents = match sample.timed {
+            Timed::Pieces => {
+                pieces_per_unit(sample.timed_cost, sample.count).min(DESCENTS_PER_TASK)
+            }
+            _ => DESCENTS_PER_TASK,
+        };
+        let descents = (0..descents).map(|draw| {
             let mut random = mix(options.seed ^ mix((checked * DESCENTS_PER_TASK + draw) as u64));
-            Ok(Path::at(&from.task).down_to_unit(problem, &mut random)?.cut_at(sample.cut))
+            let unit = Path::at(&from.task).down_to_unit(problem, &mut random)?;
+            match sample.timed {
+                Timed::Pieces => unit.down_to_piece(problem, &mut random),
+                _ => Ok(unit.cut_at(sample.cut)),
+            }
         });
         below.push(descents.collect::<Result<Vec<Path>, PlanError>>()?);
         populations.push(None);
@@ -403,17 +417,14 @@ fn mean_and_error(costs: &[f64], population: Option<usize>) -> (f64, f64) {
     (mean, (squares / (k - 1.0) / k * unsampled).sqrt())
 }
 
-/// How many pieces of each checked unit to time: as many as take about
-/// [`PIECE_SECONDS_PER_UNIT`] at the sample's cost per piece, at least
-/// [`LEAST_PIECES_PER_UNIT`].
-fn pieces_per_unit(sample: &Sample) -> usize {
-    let per_piece = sample.timed_cost / sample.count.max(1) as f64;
-    let wanted = (PIECE_SECONDS_PER_UNIT / per_piece).ceil();
-    if wanted.is_finite() {
-        (wanted as usize).max(LEAST_PIECES_PER_UNIT)
-    } else {
-        LEAST_PIECES_PER_UNIT
-    }
+/// How many pieces of each checked unit to time, for a sample that took `thread_seconds`
+/// to time `pieces`: as many as take about [`PIECE_SECONDS_PER_UNIT`] at its time per
+/// piece (its warm-up and builds included, so somewhat fewer), at least
+/// [`LEAST_PIECES_PER_UNIT`]; every piece where the sample took no time.
+fn pieces_per_unit(thread_seconds: f64, pieces: usize) -> usize {
+    let per_piece = thread_seconds / pieces.max(1) as f64;
+    // The cast saturates: a piece of no time gives `usize::MAX`.
+    ((PIECE_SECONDS_PER_UNIT / per_piece).ceil() as usize).max(LEAST_PIECES_PER_UNIT)
 }
 
 /// The 97.5% quantile of Student's t with `freedom` degrees of freedom: as wide an
@@ -558,6 +569,17 @@ mod tests {
         let extrapolated = SolutionsOf { relative_error: 0.1, ..published };
         let wider = check.by_solutions(extrapolated).unwrap();
         assert!(wider.high > work.high && wider.low < work.low, "{wider:?}");
+    }
+
+    /// About ten seconds of pieces a unit: N = 27's sample of 460 pieces in 3 minutes on
+    /// 2 threads gives 13; pieces of minutes (N = 28) give two; pieces of no time, all.
+    #[test]
+    fn a_unit_gets_about_ten_seconds_of_pieces() {
+        assert_eq!(pieces_per_unit(360.0, 460), 13);
+        assert_eq!(pieces_per_unit(360.0, 36), LEAST_PIECES_PER_UNIT);
+        assert_eq!(pieces_per_unit(1200.0, 4), LEAST_PIECES_PER_UNIT);
+        assert_eq!(pieces_per_unit(0.0, 0), usize::MAX);
+        assert_eq!(pieces_per_unit(0.0, 10), usize::MAX);
     }
 
     #[test]

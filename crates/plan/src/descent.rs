@@ -174,6 +174,32 @@ impl<T: Keyed> Path<T> {
         self.passed.push(self.task.clone());
     }
 
+    /// `count` of the paths one step down to the tasks `finer` offers, none twice, each as
+    /// likely (all of them where `count` reaches their number), and how many it offers. A task's pieces each cost
+    /// what they cost, so one drawn again adds nothing; they differ (the first slice of
+    /// an N = 27 row set did twice the pairs of the others), so the more of them, the
+    /// better the prediction, and all of them leave no sampling error.
+    pub(crate) fn distinct_steps<E>(
+        &self,
+        count: usize,
+        random: &mut u64,
+        finer: impl Fn(&T) -> Result<Vec<T>, E>,
+    ) -> Result<(Vec<Path<T>>, usize), E> {
+        let tasks = finer(&self.task)?;
+        let mut order: Vec<usize> = (0..tasks.len()).collect();
+        let mut stream = SplitMix64::new(*random);
+        stream.shuffle(&mut order);
+        *random = stream.next_u64();
+        order.truncate(count);
+        let weight = self.weight() * tasks.len() as f64;
+        let step = |at: usize| {
+            let mut path = self.clone();
+            path.enter(tasks[at].clone(), weight);
+            path
+        };
+        Ok((order.into_iter().map(step).collect(), tasks.len()))
+    }
+
     /// The path cut short at the task it passed through whose key is `len` bytes long,
     /// which is then timed whole, its units with it; the path as it is where it ends
     /// above that. The cut depends on the path's length alone, not on what its timing
@@ -232,34 +258,26 @@ impl Path<Task> {
         Ok(self.descend(random, |t| problem.pieces(t), |_| Ok(1.0))?)
     }
 
-    /// From a unit to `count` of its pieces, none twice, each as likely, and from each on
-    /// to a random piece of it where pieces have pieces; and how many pieces the unit has
-    /// (the unit itself, and 1, where it has none). The pieces of a unit differ (one slice
-    /// of an N = 27 row set does twice the work of the others), so pieces drawn again
-    /// add nothing, and all of them predict the unit with no sampling error left.
+    /// From a unit to `count` of its pieces, none twice ([`Path::distinct_steps`]), and
+    /// from each on to a random piece of it where pieces have pieces; with how many pieces
+    /// the unit has where the draws end at them, so that a prediction from their mean
+    /// may take the finite population's correction (none where a draw went further: its
+    /// error is then two stages'). A unit without pieces is its own.
     pub(crate) fn down_to_pieces(
         self,
         problem: &Problem,
         count: usize,
         random: &mut u64,
-    ) -> Result<(Vec<Path>, usize), PlanError> {
-        let pieces = problem.pieces(&self.task)?;
-        if pieces.is_empty() {
-            return Ok((vec![self], 1));
+    ) -> Result<(Vec<Path>, Option<usize>), PlanError> {
+        let (steps, pieces) = self.distinct_steps(count.max(1), random, |t| problem.pieces(t))?;
+        if pieces == 0 {
+            return Ok((vec![self], Some(1)));
         }
-        let mut order: Vec<usize> = (0..pieces.len()).collect();
-        *random = mix(*random);
-        SplitMix64::new(*random).shuffle(&mut order);
-        order.truncate(count.max(1));
-        let weight = self.weight() * pieces.len() as f64;
-        let paths = (order.into_iter())
-            .map(|at| {
-                let mut path = self.clone();
-                path.enter(pieces[at].clone(), weight);
-                path.down_to_piece(problem, random)
-            })
+        let paths = (steps.into_iter())
+            .map(|path| path.down_to_piece(problem, random))
             .collect::<Result<Vec<Path>, PlanError>>()?;
-        Ok((paths, pieces.len()))
+        let ended = paths.iter().all(|path| path.passed.len() == self.passed.len() + 1);
+        Ok((paths, ended.then_some(pieces)))
     }
 }
 
@@ -1033,7 +1051,7 @@ mod tests {
         for (asked, seed) in [(2, 1), (all.len() - 1, 2), (all.len(), 3), (usize::MAX, 4)] {
             let mut random = seed;
             let (drawn, of) = Path::at(unit).down_to_pieces(&problem, asked, &mut random).unwrap();
-            assert_eq!((drawn.len(), of), (asked.min(all.len()), all.len()), "{asked}");
+            assert_eq!((drawn.len(), of), (asked.min(all.len()), Some(all.len())), "{asked}");
             let mut keys: Vec<&[u8]> = drawn.iter().map(|path| path.task.key()).collect();
             keys.sort_unstable();
             keys.dedup();
@@ -1043,7 +1061,31 @@ mod tests {
         }
         let piece = &all[0];
         let (alone, of) = Path::at(piece).down_to_pieces(&problem, 4, &mut 5).unwrap();
-        assert_eq!((alone.len(), of, &alone[0].task), (1, 1, piece));
+        assert_eq!((alone.len(), of, &alone[0].task), (1, Some(1), piece));
+    }
+
+    /// Every piece of a unit, none twice, predicts the unit exactly: their uneven shares
+    /// of its own work, each weighed by how many pieces it has, add up to it, and the
+    /// work every piece repeats is charged once. Fewer of them hit every piece in turn.
+    #[test]
+    fn all_of_a_units_pieces_predict_it_exactly() {
+        let mut units = Vec::new();
+        let finer = |key: &Key| children(key).unwrap();
+        every_path(Path::at(&Key(Vec::new())), 1.0, &finer, &|_| 1.0, &mut units);
+        let mut random = 11;
+        for (unit, _) in units.iter().filter(|(unit, _)| pieces(&unit.task).unwrap().len() > 1) {
+            let whole = unit.cost(&charges(&unit.task));
+            let (all, of) = unit.distinct_steps(usize::MAX, &mut random, pieces).unwrap();
+            assert_eq!(all.len(), of);
+            let mean = all.iter().map(|p| p.cost(&charges(&p.task))).sum::<f64>() / of as f64;
+            assert!((mean / whole - 1.0).abs() < 1e-12, "{unit:?}: {mean} against {whole}");
+            let mut seen = vec![0; of];
+            for _ in 0..40 * of {
+                let (one, _) = unit.distinct_steps(1, &mut random, pieces).unwrap();
+                seen[usize::from(*one[0].task.0.last().unwrap())] += 1;
+            }
+            assert!(seen.iter().all(|&times| times > 0), "{unit:?}: {seen:?}");
+        }
     }
 
     /// Random descents, as the sample draws them, converge on the tree's work.
