@@ -184,10 +184,10 @@ pub fn check(
     let chosen = draw(problem, list, depth, count, options.seed)?;
     let mut below = Vec::with_capacity(chosen.len());
     let mut populations = Vec::with_capacity(chosen.len());
+    let per_unit = pieces_per_unit(sample.timed_cost, sample.count);
     for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
         if sample.timed == Timed::Pieces && problem.children(&from.task)?.is_empty() {
             let mut random = mix(options.seed ^ mix(checked as u64));
-            let per_unit = pieces_per_unit(sample.timed_cost, sample.count);
             let (pieces, of) =
                 Path::at(&from.task).down_to_pieces(problem, per_unit, &mut random)?;
             below.push(pieces);
@@ -197,9 +197,7 @@ pub fn check(
         // A task above its units (`--depth`) is predicted from descents that each reach a
         // unit of their own, its units differing as its pieces do.
         let descents = match sample.timed {
-            Timed::Pieces => {
-                pieces_per_unit(sample.timed_cost, sample.count).min(DESCENTS_PER_TASK)
-            }
+            Timed::Pieces => per_unit.min(DESCENTS_PER_TASK),
             _ => DESCENTS_PER_TASK,
         };
         let descents = (0..descents).map(|draw| {

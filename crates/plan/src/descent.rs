@@ -175,10 +175,11 @@ impl<T: Keyed> Path<T> {
     }
 
     /// `count` of the paths one step down to the tasks `finer` offers, none twice, each as
-    /// likely (all of them where `count` reaches their number), and how many it offers. A task's pieces each cost
-    /// what they cost, so one drawn again adds nothing; they differ (the first slice of
-    /// an N = 27 row set did twice the pairs of the others), so the more of them, the
-    /// better the prediction, and all of them leave no sampling error.
+    /// likely (all of them where `count` reaches their number), and how many it offers.
+    /// A task's pieces each cost what they cost, so one drawn again adds nothing; they
+    /// differ (the first slice of an N = 27 row set did twice the pairs of the others), so
+    /// the more of them, the better the prediction, and all of them leave no sampling
+    /// error.
     pub(crate) fn distinct_steps<E>(
         &self,
         count: usize,
@@ -847,7 +848,6 @@ mod tests {
     use std::convert::Infallible;
 
     use nqueens_core::Method;
-    use nqueens_random::SplitMix64;
 
     use super::*;
 
@@ -938,9 +938,7 @@ mod tests {
             let mut next = path.clone();
             let share = size(&task) / all;
             let weight = next.weight() / share;
-            next.task = task;
-            next.weights.resize(next.task.key_len() + 1, weight);
-            next.passed.push(next.task.clone());
+            next.enter(task, weight);
             every_path(next, chance * share, finer, size, into);
         }
     }
