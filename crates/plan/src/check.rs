@@ -15,9 +15,13 @@ use crate::gate::Gate;
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
 use crate::sample::Sample;
 
-/// Descents below each checked task for its prediction: its units differ, so one is no
-/// prediction, and the count of the task is what takes the time.
-const DESCENTS_PER_TASK: usize = 16;
+/// The fewest descents below each checked task where the estimate timed units or the
+/// tasks above them: its units differ, so one is no prediction.
+const LEAST_DESCENTS_PER_TASK: usize = 16;
+
+/// The most descents below each checked task, however short: at N = 22 (timings of 23
+/// ms) 256 take six thread-seconds a task, against the task's count of seconds.
+const MOST_DESCENTS_PER_TASK: usize = 256;
 
 /// The fewest pieces timed for each checked unit: every piece walks its unit's first rows
 /// again, which at N = 26 took longer than the unit's own pairs (8 units' 16 pieces each
@@ -28,17 +32,24 @@ const DESCENTS_PER_TASK: usize = 16;
 /// pieces cost in precision; a prediction's own spread needs two.
 const LEAST_PIECES_PER_UNIT: usize = 2;
 
-/// The thread-seconds of pieces a checked unit gets where its pieces are short, as far as
-/// it has pieces: a piece's own pairs count 16 times in its unit's prediction, and at
-/// N = 27 (pieces of 0.75 s, 0.3 s of them its own pairs) a check whose two pieces of
+/// The thread-seconds of timings below each checked task, as far as the bounds above
+/// allow: where they are short, more of them cost the check little and take out what a
+/// few leave to chance. A piece's own pairs count 16 times in its unit's prediction, and
+/// at N = 27 (pieces of 0.75 s, 0.3 s of them its own pairs) a check whose two pieces of
 /// the largest unit ran while something slowed the machine for a tenth of a second
 /// predicted that unit at 8.95 s and 7.2 s, where all sixteen, timed apart, predict 5.6
-/// to 5.8 s.
-const PIECE_SECONDS_PER_UNIT: f64 = 10.0;
+/// to 5.8 s. At N = 22, 16 descents below a task predicted it at 13.5 to 18.5 s in every
+/// plans sweep of seed 1 for counts of 8.5 to 9.4 s.
+const SECONDS_TIMED_PER_TASK: f64 = 10.0;
 
 /// The most core-seconds a checked task should take: a user checks a plan of Q(28) in an
 /// hour or two of a laptop's cores.
 pub const MOST_CHECKED_TASK_SECONDS: f64 = 600.0;
+
+/// How many times its split's average the larger tasks a check draws take: N = 25's four,
+/// from a split of 570 core-seconds a task on average, were predicted at 554 to 1,520 s
+/// and counted in 435 to 1,160 s.
+const LARGE_OVER_AVERAGE: f64 = 2.0;
 
 /// What a check found.
 #[derive(Debug, Serialize)]
@@ -134,14 +145,15 @@ fn product(a: Prediction, b: Prediction) -> Prediction {
 
 /// The split a check draws its tasks from, for a count split `depth` deep whose estimate
 /// took `sample`: where it timed pieces, the units (the finest tasks a count runs whole,
-/// which is what the pieces predict); else the split whose tasks take at most
-/// [`MOST_CHECKED_TASK_SECONDS`] each on average, at least `depth` deep.
+/// which is what the pieces predict); else the split whose larger tasks take at most
+/// about [`MOST_CHECKED_TASK_SECONDS`] each, at least `depth` deep.
 pub fn check_depth(problem: &Problem, sample: &Sample, depth: usize) -> Result<usize, PlanError> {
     if sample.timed == Timed::Pieces {
         return Ok(problem.max_depth());
     }
     let work = sample.work.expected;
-    let wanted = (work / MOST_CHECKED_TASK_SECONDS).ceil().min(crate::split::MOST_WANTED as f64);
+    let wanted = (work * LARGE_OVER_AVERAGE / MOST_CHECKED_TASK_SECONDS).ceil();
+    let wanted = wanted.min(crate::split::MOST_WANTED as f64);
     Ok(problem.depth_for(wanted as usize)?.max(depth))
 }
 
@@ -184,7 +196,9 @@ pub fn check(
     let chosen = draw(problem, list, depth, count, options.seed)?;
     let mut below = Vec::with_capacity(chosen.len());
     let mut populations = Vec::with_capacity(chosen.len());
-    let per_unit = pieces_per_unit(sample.timed_cost, sample.count);
+    let timings_within =
+        |least, most| timings_per_task(sample.timed_cost, sample.count).clamp(least, most);
+    let per_unit = timings_within(LEAST_PIECES_PER_UNIT, usize::MAX);
     for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
         if sample.timed == Timed::Pieces && problem.children(&from.task)?.is_empty() {
             let mut random = mix(options.seed ^ mix(checked as u64));
@@ -197,11 +211,12 @@ pub fn check(
         // A task above its units (`--depth`) is predicted from descents that each reach a
         // unit of their own, its units differing as its pieces do.
         let descents = match sample.timed {
-            Timed::Pieces => per_unit.min(DESCENTS_PER_TASK),
-            _ => DESCENTS_PER_TASK,
+            Timed::Pieces => timings_within(LEAST_PIECES_PER_UNIT, MOST_DESCENTS_PER_TASK),
+            _ => timings_within(LEAST_DESCENTS_PER_TASK, MOST_DESCENTS_PER_TASK),
         };
         let descents = (0..descents).map(|draw| {
-            let mut random = mix(options.seed ^ mix((checked * DESCENTS_PER_TASK + draw) as u64));
+            let stream = checked * MOST_DESCENTS_PER_TASK + draw;
+            let mut random = mix(options.seed ^ mix(stream as u64));
             let unit = Path::at(&from.task).down_to_unit(problem, &mut random)?;
             match sample.timed {
                 Timed::Pieces => unit.down_to_piece(problem, &mut random),
@@ -238,12 +253,12 @@ pub fn check(
                 }
                 Item::Whole { checked, task } if profile => {
                     let (counts, profile) =
-                        gate.time(&solver, task, || solver.solve_profiled(task))?;
+                        gate.count(&solver, task, || solver.solve_profiled(task))?;
                     let (seconds, total) = (profile.seconds, counts.total);
                     (*checked, Finding::Whole { seconds, total, profile: Some(profile) })
                 }
                 Item::Whole { checked, task } => {
-                    let (counts, spent) = gate.time(&solver, task, || solver.solve_timed(task))?;
+                    let (counts, spent) = gate.count(&solver, task, || solver.solve_timed(task))?;
                     let (seconds, total) = (spent.as_secs_f64(), counts.total);
                     (*checked, Finding::Whole { seconds, total, profile: None })
                 }
@@ -415,14 +430,13 @@ fn mean_and_error(costs: &[f64], population: Option<usize>) -> (f64, f64) {
     (mean, (squares / (k - 1.0) / k * unsampled).sqrt())
 }
 
-/// How many pieces of each checked unit to time, for a sample that took `thread_seconds`
-/// to time `pieces`: as many as take about [`PIECE_SECONDS_PER_UNIT`] at its time per
-/// piece (its warm-up and builds included, so somewhat fewer), at least
-/// [`LEAST_PIECES_PER_UNIT`]; every piece where the sample took no time.
-fn pieces_per_unit(thread_seconds: f64, pieces: usize) -> usize {
-    let per_piece = thread_seconds / pieces.max(1) as f64;
-    // The cast saturates: a piece of no time gives `usize::MAX`.
-    ((PIECE_SECONDS_PER_UNIT / per_piece).ceil() as usize).max(LEAST_PIECES_PER_UNIT)
+/// How many timings below a checked task take about [`SECONDS_TIMED_PER_TASK`], for a
+/// sample that took `thread_seconds` for its `timings` (its warm-up and builds included,
+/// so somewhat fewer); `usize::MAX` where the sample took no time.
+fn timings_per_task(thread_seconds: f64, timings: usize) -> usize {
+    let per_timing = thread_seconds / timings.max(1) as f64;
+    // The cast saturates: a timing of no time gives `usize::MAX`.
+    (SECONDS_TIMED_PER_TASK / per_timing).ceil() as usize
 }
 
 /// The 97.5% quantile of Student's t with `freedom` degrees of freedom: as wide an
@@ -569,15 +583,16 @@ mod tests {
         assert!(wider.high > work.high && wider.low < work.low, "{wider:?}");
     }
 
-    /// About ten seconds of pieces a unit: N = 27's sample of 460 pieces in 3 minutes on
-    /// 2 threads gives 13; pieces of minutes (N = 28) give two; pieces of no time, all.
+    /// About ten seconds of timings a checked task: N = 27's sample of 460 pieces in 3
+    /// minutes on 2 threads gives 13 a unit; N = 22's 3,284 timings in 76 thread-seconds
+    /// 433; timings of no time, all.
     #[test]
-    fn a_unit_gets_about_ten_seconds_of_pieces() {
-        assert_eq!(pieces_per_unit(360.0, 460), 13);
-        assert_eq!(pieces_per_unit(360.0, 36), LEAST_PIECES_PER_UNIT);
-        assert_eq!(pieces_per_unit(1200.0, 4), LEAST_PIECES_PER_UNIT);
-        assert_eq!(pieces_per_unit(0.0, 0), usize::MAX);
-        assert_eq!(pieces_per_unit(0.0, 10), usize::MAX);
+    fn a_checked_task_gets_about_ten_seconds_of_timings() {
+        assert_eq!(timings_per_task(360.0, 460), 13);
+        assert_eq!(timings_per_task(76.0, 3284), 433);
+        assert_eq!(timings_per_task(360.0, 36), 1);
+        assert_eq!(timings_per_task(0.0, 0), usize::MAX);
+        assert_eq!(timings_per_task(0.0, 10), usize::MAX);
     }
 
     #[test]
