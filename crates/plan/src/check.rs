@@ -34,13 +34,17 @@ const LEAST_PIECES_PER_UNIT: usize = 2;
 
 /// The thread-seconds of timings below each checked task, as far as the bounds above
 /// allow: where they are short, more of them cost the check little and take out what a
-/// few leave to chance. A piece's own pairs count 16 times in its unit's prediction, and
-/// at N = 27 (pieces of 0.75 s, 0.3 s of them its own pairs) a check whose two pieces of
-/// the largest unit ran while something slowed the machine for a tenth of a second
-/// predicted that unit at 8.95 s and 7.2 s, where all sixteen, timed apart, predict 5.6
-/// to 5.8 s. At N = 22, 16 descents below a task predicted it at 13.5 to 18.5 s in every
-/// plans sweep of seed 1 for counts of 8.5 to 9.4 s.
-const SECONDS_TIMED_PER_TASK: f64 = 10.0;
+/// few leave to chance. A unit's pieces differ most: a piece's own pairs count 16 times
+/// in its unit's prediction, and at N = 27 (pieces of 0.75 s, 0.3 s of them its own
+/// pairs) a check whose two pieces of the largest unit ran while something slowed the
+/// machine for a tenth of a second predicted that unit at 8.95 s and 7.2 s, where all
+/// sixteen, timed apart, predict 5.6 to 5.8 s; at N = 26 in the default 1.5 GiB a thread,
+/// a row set's first slices carry its later fills' meetings whole (one unit's slices
+/// predicted 76 and 90 s, its fourteen others 3.3 to 3.9 s, for 13.3 s counted), and
+/// with ten seconds (4 of 16 pieces a unit) checks said 1.14 to 1.44 where all sixteen
+/// said 0.97 (0.95 to 1.00). At N = 22, 16 descents below a task predicted it at 13.5
+/// to 18.5 s in every plans sweep of seed 1 for counts of 8.5 to 9.4 s.
+const SECONDS_TIMED_PER_TASK: f64 = 40.0;
 
 /// The most core-seconds a checked task should take: a user checks a plan of Q(28) in an
 /// hour or two of a laptop's cores.
@@ -583,14 +587,14 @@ mod tests {
         assert!(wider.high > work.high && wider.low < work.low, "{wider:?}");
     }
 
-    /// About ten seconds of timings a checked task: N = 27's sample of 460 pieces in 3
-    /// minutes on 2 threads gives 13 a unit; N = 22's 3,284 timings in 76 thread-seconds
-    /// 433; timings of no time, all.
+    /// About forty seconds of timings a checked task: N = 27's sample of 460 pieces in 3
+    /// minutes on 2 threads gives 52 a unit (so all 16); N = 22's 3,284 timings in 76
+    /// thread-seconds 1,729 (so 256 descents); timings of ten seconds 4; of no time, all.
     #[test]
-    fn a_checked_task_gets_about_ten_seconds_of_timings() {
-        assert_eq!(timings_per_task(360.0, 460), 13);
-        assert_eq!(timings_per_task(76.0, 3284), 433);
-        assert_eq!(timings_per_task(360.0, 36), 1);
+    fn a_checked_task_gets_about_forty_seconds_of_timings() {
+        assert_eq!(timings_per_task(360.0, 460), 52);
+        assert_eq!(timings_per_task(76.0, 3284), 1729);
+        assert_eq!(timings_per_task(360.0, 36), 4);
         assert_eq!(timings_per_task(0.0, 0), usize::MAX);
         assert_eq!(timings_per_task(0.0, 10), usize::MAX);
     }
