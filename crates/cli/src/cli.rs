@@ -511,8 +511,8 @@ pub(crate) struct EstimateArgs {
     /// Each task is predicted as the estimate predicts it, then counted whole, exactly as
     /// the count would; the report gives each task's predicted and counted time, the ratio
     /// of their sums with its interval, and the plan corrected by it. The tasks come from
-    /// the count's own list where its tasks take at most about ten core-minutes, else
-    /// from a finer list whose tasks do (see --depth).
+    /// the count's own list where its larger tasks take at most about ten core-minutes,
+    /// else from a finer list whose tasks do (see --depth).
     #[arg(long, value_name = "K", value_hint = ValueHint::Other, allow_negative_numbers = true, value_parser = parse_positive)]
     pub(crate) check: Option<NonZeroUsize>,
 
@@ -522,7 +522,7 @@ pub(crate) struct EstimateArgs {
     pub(crate) profile: bool,
 
     /// Rows fixed in each task the check draws [default: the count's, or finer where its
-    /// tasks are larger than about ten core-minutes].
+    /// larger tasks would take more than about ten core-minutes].
     #[arg(long, value_name = "K", value_hint = ValueHint::Other, requires = "check")]
     pub(crate) depth: Option<usize>,
 

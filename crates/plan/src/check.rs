@@ -219,6 +219,7 @@ pub fn check(
             _ => timings_within(LEAST_DESCENTS_PER_TASK, MOST_DESCENTS_PER_TASK),
         };
         let descents = (0..descents).map(|draw| {
+            // Descents are at most MOST_DESCENTS_PER_TASK, so no two tasks share a stream.
             let stream = checked * MOST_DESCENTS_PER_TASK + draw;
             let mut random = mix(options.seed ^ mix(stream as u64));
             let unit = Path::at(&from.task).down_to_unit(problem, &mut random)?;

@@ -261,8 +261,8 @@ impl Path<Task> {
 
     /// From a unit to `count` of its pieces, none twice ([`Path::distinct_steps`]), or to
     /// all of them where `count` is half of them or more, and from each on to a random
-    /// piece of it where pieces have pieces; with how many pieces
-    /// the unit has where the draws end at them, so that a prediction from their mean
+    /// piece of it where pieces have pieces; with how many pieces the unit has where the
+    /// draws end at them, so that a prediction from their mean
     /// may take the finite population's correction (none where a draw went further: its
     /// error is then two stages'). A unit without pieces is its own.
     pub(crate) fn down_to_pieces(
@@ -274,8 +274,8 @@ impl Path<Task> {
         // A unit's pieces are uneven: at N = 26 in the default budget its first slices
         // carry its later fills' meetings whole, 10 to 25 times what each other slice
         // predicts, and 15 of 16 drawn left out the first and predicted the unit at 2.9 s
-        // for 4.5 s counted, with no error left to show it. Half or more cost at most
-        // twice all.
+        // for 4.5 s counted, with no error left to show it. Taking all where half or
+        // more are asked costs at most twice what was asked.
         let offered = problem.pieces(&self.task)?.len();
         let count = if count.saturating_mul(2) >= offered { offered } else { count };
         let (steps, pieces) = self.distinct_steps(count.max(1), random, |t| problem.pieces(t))?;

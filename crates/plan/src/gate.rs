@@ -34,7 +34,8 @@ impl Gate {
         for _ in 0..ATTEMPTS {
             {
                 let _timing = self.building.read().unwrap_or_else(PoisonError::into_inner);
-                // Nothing is evicted while a timing holds the gate: only builds evict.
+                // Nothing is evicted while a timing holds the gate: only builds evict, and
+                // they wait for it (all but the rare rebuild of a count, below).
                 if problem.is_prepared(task)? {
                     return timing();
                 }
@@ -47,14 +48,17 @@ impl Gate {
         timing()
     }
 
-    /// Runs `counting` of `task`, a count of minutes, once what it needs is built with no
+    /// Runs `counting` of `task`, a check's count, once what it needs is built with no
     /// timing running beside the build; the count holds no part of the gate, so that
     /// another count may build beside it, as a count's tasks do. Held through the
     /// count, N = 25's check of four counts of 7 to 19 minutes ran them one at a time
-    /// (3,048 s on one thread): the other thread's build waited for each to end. What a
-    /// build does to a count beside it (0.1 to 0.25 s at N = 21) is lost in minutes,
-    /// and a count holds its tables while it runs, so no build takes them from it
-    /// ([`Problem::solve_timed`] holds them before its clock starts).
+    /// (3,048 s on one thread): the other thread's build waited for each to end. A check
+    /// counts after its descents, which built most splits' tables, so builds beside its
+    /// counts are few, and a count holds its tables while it runs (the join's
+    /// `solve_timed` takes them before its clock starts), so no build takes them from
+    /// it. Tables that another build takes between this build and the count are built
+    /// again by the count, outside the gate and outside its clock: rare, and beside the
+    /// last descents at most.
     pub(crate) fn count<T>(
         &self,
         problem: &Problem,
@@ -150,7 +154,7 @@ mod tests {
         };
         let met = std::thread::scope(|scope| {
             let early = scope.spawn(|| both_inside(first));
-            while inside.load(Ordering::SeqCst) == 0 {
+            while inside.load(Ordering::SeqCst) == 0 && !early.is_finished() {
                 std::thread::sleep(Duration::from_millis(1));
             }
             assert!(!problem.is_prepared(other).unwrap(), "the second split is not built yet");
