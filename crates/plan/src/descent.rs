@@ -174,19 +174,18 @@ impl<T: Keyed> Path<T> {
         self.passed.push(self.task.clone());
     }
 
-    /// `count` of the paths one step down to the tasks `finer` offers, none twice, each as
-    /// likely (all of them where `count` reaches their number), and how many it offers.
-    /// A task's pieces each cost what they cost, so one drawn again adds nothing; they
-    /// differ (the first slice of an N = 27 row set did twice the pairs of the others), so
-    /// the more of them, the better the prediction, and all of them leave no sampling
-    /// error.
-    pub(crate) fn distinct_steps<E>(
+    /// `count` of the paths one step down to `tasks`, the task's finer ones, none twice,
+    /// each as likely (all of them where `count` reaches their number), and how many they
+    /// are. A task's pieces each cost what they cost, so one drawn again adds nothing;
+    /// they differ (the first slice of an N = 27 row set did twice the pairs of the
+    /// others), so the more of them, the better the prediction, and all of them leave no
+    /// sampling error.
+    pub(crate) fn distinct_steps(
         &self,
+        tasks: Vec<T>,
         count: usize,
         random: &mut u64,
-        finer: impl Fn(&T) -> Result<Vec<T>, E>,
-    ) -> Result<(Vec<Path<T>>, usize), E> {
-        let tasks = finer(&self.task)?;
+    ) -> (Vec<Path<T>>, usize) {
         let mut order: Vec<usize> = (0..tasks.len()).collect();
         let mut stream = SplitMix64::new(*random);
         stream.shuffle(&mut order);
@@ -198,7 +197,7 @@ impl<T: Keyed> Path<T> {
             path.enter(tasks[at].clone(), weight);
             path
         };
-        Ok((order.into_iter().map(step).collect(), tasks.len()))
+        (order.into_iter().map(step).collect(), tasks.len())
     }
 
     /// The path cut short at the task it passed through whose key is `len` bytes long,
@@ -262,9 +261,9 @@ impl Path<Task> {
     /// From a unit to `count` of its pieces, none twice ([`Path::distinct_steps`]), or to
     /// all of them where `count` is half of them or more, and from each on to a random
     /// piece of it where pieces have pieces; with how many pieces the unit has where the
-    /// draws end at them, so that a prediction from their mean
-    /// may take the finite population's correction (none where a draw went further: its
-    /// error is then two stages'). A unit without pieces is its own.
+    /// draws end at them, so that a prediction from their mean may take the finite
+    /// population's correction (none where a draw went further: its error is then two
+    /// stages'). A unit without pieces is its own.
     pub(crate) fn down_to_pieces(
         self,
         problem: &Problem,
@@ -276,9 +275,9 @@ impl Path<Task> {
         // predicts, and 15 of 16 drawn left out the first and predicted the unit at 2.9 s
         // for 4.5 s counted, with no error left to show it. Taking all where half or
         // more are asked costs at most twice what was asked.
-        let offered = problem.pieces(&self.task)?.len();
-        let count = if count.saturating_mul(2) >= offered { offered } else { count };
-        let (steps, pieces) = self.distinct_steps(count.max(1), random, |t| problem.pieces(t))?;
+        let offered = problem.pieces(&self.task)?;
+        let count = if count.saturating_mul(2) >= offered.len() { offered.len() } else { count };
+        let (steps, pieces) = self.distinct_steps(offered, count.max(1), random);
         if pieces == 0 {
             return Ok((vec![self], Some(1)));
         }
@@ -1086,13 +1085,14 @@ mod tests {
         let mut random = 11;
         for (unit, _) in units.iter().filter(|(unit, _)| pieces(&unit.task).unwrap().len() > 1) {
             let whole = unit.cost(&charges(&unit.task));
-            let (all, of) = unit.distinct_steps(usize::MAX, &mut random, pieces).unwrap();
+            let (all, of) =
+                unit.distinct_steps(pieces(&unit.task).unwrap(), usize::MAX, &mut random);
             assert_eq!(all.len(), of);
             let mean = all.iter().map(|p| p.cost(&charges(&p.task))).sum::<f64>() / of as f64;
             assert!((mean / whole - 1.0).abs() < 1e-12, "{unit:?}: {mean} against {whole}");
             let mut seen = vec![0; of];
             for _ in 0..40 * of {
-                let (one, _) = unit.distinct_steps(1, &mut random, pieces).unwrap();
+                let (one, _) = unit.distinct_steps(pieces(&unit.task).unwrap(), 1, &mut random);
                 seen[usize::from(*one[0].task.0.last().unwrap())] += 1;
             }
             assert!(seen.iter().all(|&times| times > 0), "{unit:?}: {seen:?}");
