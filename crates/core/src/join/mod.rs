@@ -234,7 +234,14 @@ impl Join {
         let key = Key { split, decided, slice: Slice::WHOLE };
         let mut walk = Walk::new(&self.geometry, &self.budget, &key, &tails, Probe { limit });
         walk.run();
-        Budget::probed(walk.peak_list_bytes)
+        let probed = Budget::probed(walk.peak_list_bytes);
+        // The probe runs on the thread that starts the count, which then only waits for
+        // its workers: the pages of the lists it freed, kept for a next walk that never
+        // comes, held 304 MiB through N = 26's estimate and took it past two threads'
+        // 3 GiB (docs/measurements/memory.md).
+        drop(walk);
+        room::keep_freed(0);
+        probed
     }
 }
 

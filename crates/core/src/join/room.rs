@@ -444,6 +444,13 @@ pub(super) fn keep_freed(bytes: usize) {
     with_stretches(|stretches| stretches.keep(bytes));
 }
 
+/// The bytes of this thread's arena that hold memory.
+#[cfg(all(test, target_os = "linux"))]
+pub(super) fn arena_resident_bytes() -> usize {
+    let arena = STRETCHES.with(|stretches| stretches.borrow().arena);
+    arena.map_or(0, |arena| tests::resident(arena.start, arena.bytes) * pages::size())
+}
+
 impl Drop for Stretches {
     fn drop(&mut self) {
         // A room still held past its thread's end keeps its stretch, which its release
@@ -592,7 +599,7 @@ mod tests {
 
     /// The pages from `start` on, over `bytes`, that hold memory.
     #[cfg(target_os = "linux")]
-    fn resident(start: NonNull<u8>, bytes: usize) -> usize {
+    pub(super) fn resident(start: NonNull<u8>, bytes: usize) -> usize {
         let mut pages = vec![0u8; bytes.div_ceil(pages::size())];
         // SAFETY: the stretch is mapped, and `pages` has a byte for each of its pages.
         let result = unsafe { libc::mincore(start.as_ptr().cast(), bytes, pages.as_mut_ptr()) };

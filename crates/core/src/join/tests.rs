@@ -285,3 +285,19 @@ fn a_profile_counts_what_the_solve_counts_and_its_parts_add_up() {
         }
     }
 }
+
+/// The probe runs on the thread that starts a count, which counts nothing itself: it keeps
+/// none of the pages its lists took.
+#[test]
+#[cfg(target_os = "linux")]
+fn the_probes_thread_keeps_no_pages() {
+    std::thread::spawn(|| {
+        // Room for few tail rows, so that the north rows' lists are long enough for pages.
+        let join = Join::new(22, Kernel::Auto, 256 << 20).unwrap();
+        let probed = join.probe_bytes(usize::MAX);
+        assert!(probed > 32 << 20, "the probe's lists should take pages: {probed} bytes");
+        assert_eq!(room::arena_resident_bytes(), 0, "after a probe of {probed} bytes");
+    })
+    .join()
+    .unwrap();
+}
