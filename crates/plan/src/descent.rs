@@ -441,20 +441,30 @@ pub(crate) fn sample(
     in_list_order(&mut all_draws[in_random_order..MOST_DESCENTS], strata.sizes.len(), |d| {
         strata.stratum_of(d.index)
     });
-    let (draws, warm_up_draws) = all_draws.split_at(MOST_DESCENTS);
+    let draws = &all_draws[..MOST_DESCENTS];
     let has_pieces = draws.iter().any(|d| d.piece.task != d.unit.task);
     let list_len = list.iter().map(|task| task.key().len()).min().unwrap_or(0);
     let unit_len = draws.iter().map(|d| d.unit.task.key().len()).max().unwrap_or(0);
+    let drawn = draws.len();
+    // What the sample reads of each draw once its paths go to the timings: its list task,
+    // and how many pieces of its unit its piece stands for. The paths are moved, not
+    // copied: 16,384 draws' paths, each passing a task per level, held about 70 MiB of
+    // N = 26's heap, and twice that copied (docs/measurements/memory.md).
+    let of_draws: Vec<(usize, f64)> =
+        all_draws.iter().map(|d| (d.index, d.piece.weight() / d.unit.weight())).collect();
     // Item 2k is draw k's unit, 2k + 1 its piece; the warm-ups' pieces come last.
     let mut items: Vec<(usize, bool, Path)> = Vec::with_capacity(2 * all_draws.len());
-    for (at, d) in draws.iter().enumerate() {
-        items.push((at, false, d.unit.clone()));
-        items.push((at, true, d.piece.clone()));
+    let mut warm_up_pieces = Vec::with_capacity(all_draws.len() - drawn);
+    for (at, d) in all_draws.into_iter().enumerate() {
+        if at < drawn {
+            items.push((at, false, d.unit));
+            items.push((at, true, d.piece));
+        } else {
+            warm_up_pieces.push((at, true, d.piece));
+        }
     }
-    let warm_up_items = items.len()..items.len() + warm_up_draws.len();
-    for (at, d) in warm_up_draws.iter().enumerate() {
-        items.push((draws.len() + at, true, d.piece.clone()));
-    }
+    let warm_up_items = items.len()..items.len() + warm_up_pieces.len();
+    items.extend(warm_up_pieces);
     let cut = Arc::new(AtomicUsize::new(NOT_CUT));
     let (solver, gate) = (problem.for_sample(threads), Gate::default());
     let cut_now = Arc::clone(&cut);
@@ -481,9 +491,9 @@ pub(crate) fn sample(
     // The timings of pieces, or of units' paths cut at `cut`, of the draws from `from` on:
     // what each draw says of its list task.
     let timed_as = |results: &[Timing], pieces: bool, cut: usize, from: usize| {
-        (sampled_timings(results, draws.len(), pieces, cut, from).into_iter())
+        (sampled_timings(results, drawn, pieces, cut, from).into_iter())
             .map(|t| Weighed {
-                index: all_draws[t.draw].index,
+                index: of_draws[t.draw].0,
                 seconds: t.seconds,
                 cost: t.cost,
                 solutions: t.solutions,
@@ -512,9 +522,9 @@ pub(crate) fn sample(
             return Ok(warm_up_items.clone().collect());
         }
         let session = progress.session;
-        let pilot_time_left = session < pilot_time && next < draws.len();
+        let pilot_time_left = session < pilot_time && next < drawn;
         let hand = |pieces: bool, next: &mut usize| {
-            let handed: Vec<usize> = (*next..(*next + batch).min(draws.len()))
+            let handed: Vec<usize> = (*next..(*next + batch).min(drawn))
                 .map(|at| 2 * at + usize::from(pieces))
                 .collect();
             *next += handed.len();
@@ -529,10 +539,9 @@ pub(crate) fn sample(
             }
             // A unit takes at most the time of all its pieces: each builds its own share
             // of the unit's work and repeats some of the rest.
-            let pieces_of = |draw: &Draw| draw.piece.weight() / draw.unit.weight();
             let per_unit = (progress.partial.iter())
-                .filter(|t| t.draw < draws.len() && t.piece == has_pieces)
-                .map(|t| t.seconds * if has_pieces { pieces_of(&draws[t.draw]) } else { 1.0 })
+                .filter(|t| t.draw < drawn && t.piece == has_pieces)
+                .map(|t| t.seconds * if has_pieces { of_draws[t.draw].1 } else { 1.0 })
                 .sum::<f64>()
                 / pilot.len().max(1) as f64;
             let units_take = per_unit * least as f64 / threads as f64;
@@ -597,10 +606,10 @@ pub(crate) fn sample(
             && session - since < MOST_DESCENT_TIME
             && timed.len() < least;
         let lacking = own_time_left && session >= most_time;
-        let time_left = (session < most_time || own_time_left) && next < draws.len();
+        let time_left = (session < most_time || own_time_left) && next < drawn;
         let affordable = precision <= AFFORDABLE_PRECISION && share >= AFFORDABLE_SHARE;
         let fewest = LEAST_TIMED_PER_THREAD * threads;
-        let short = timed.len() < fewest && next < draws.len();
+        let short = timed.len() < fewest && next < drawn;
         let done = (session.as_secs_f64() / most_time.as_secs_f64())
             .max(ENOUGH_PRECISION / precision)
             .max(if precision <= AFFORDABLE_PRECISION { share / AFFORDABLE_SHARE } else { 0.0 })

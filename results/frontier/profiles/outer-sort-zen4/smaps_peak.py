@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Run a command, poll its /proc/PID/smaps, and print the mappings at its peak resident size."""
-import subprocess, sys, time, re
+import os, signal, subprocess, sys, time, re
+stop_after = float(os.environ.get('SMAPS_STOP_AFTER', 'inf'))
 proc = subprocess.Popen(sys.argv[1:])
 best, best_maps, best_at = 0, [], 0.0
 start = time.time()
@@ -24,6 +25,9 @@ while proc.poll() is None:
     total = sum(m["rss"] for m in maps)
     if total > best:
         best, best_maps, best_at = total, maps, time.time() - start
+    if time.time() - start > stop_after:
+        proc.send_signal(signal.SIGINT)
+        stop_after = float('inf')
     time.sleep(0.2)
 proc.wait()
 print(f"peak rss {best/2**30:.3f} GiB at {best_at:.1f} s", file=sys.stderr)
