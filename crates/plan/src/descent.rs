@@ -452,19 +452,16 @@ pub(crate) fn sample(
     // N = 26's heap, and twice that copied (docs/measurements/memory.md).
     let of_draws: Vec<(usize, f64)> =
         all_draws.iter().map(|d| (d.index, d.piece.weight() / d.unit.weight())).collect();
-    // Item 2k is draw k's unit, 2k + 1 its piece; the warm-ups' pieces come last.
+    // Item 2k is draw k's unit, 2k + 1 its piece; the warm-ups' pieces, drawn last, come
+    // last.
     let mut items: Vec<(usize, bool, Path)> = Vec::with_capacity(2 * all_draws.len());
-    let mut warm_up_pieces = Vec::with_capacity(all_draws.len() - drawn);
     for (at, d) in all_draws.into_iter().enumerate() {
         if at < drawn {
             items.push((at, false, d.unit));
-            items.push((at, true, d.piece));
-        } else {
-            warm_up_pieces.push((at, true, d.piece));
         }
+        items.push((at, true, d.piece));
     }
-    let warm_up_items = items.len()..items.len() + warm_up_pieces.len();
-    items.extend(warm_up_pieces);
+    let warm_up_items = 2 * drawn..items.len();
     let cut = Arc::new(AtomicUsize::new(NOT_CUT));
     let (solver, gate) = (problem.for_sample(threads), Gate::default());
     let cut_now = Arc::clone(&cut);
