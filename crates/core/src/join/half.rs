@@ -21,8 +21,11 @@ pub(super) struct Half {
     pub(super) quota: usize,
     /// `levels[k]`: the boards of the first `k` north rows decided for this half.
     pub(super) levels: Vec<Refill<HalfBoard>>,
-    /// The boards of the last north level, ready for the tail.
+    /// The boards of the last north level, ready for the tail, and that level while its
+    /// boards are the ones `north` holds: a half whose rows are all placed before the
+    /// other half's pieces ([`super::walk::Walk`]) is readied once for all of them.
     pub(super) north: NorthBoards,
+    north_level: Option<usize>,
     /// The signatures of the complete half-boards of the row set at hand, in stretches by
     /// rank ([`Stretches`]).
     pub(super) signatures: Refill<u64>,
@@ -85,7 +88,8 @@ impl Half {
         let (north, signatures) = (NorthBoards::default(), Refill::default());
         let stretches = Stretches::default();
         let ranked_runs = Vec::new();
-        Half { columns, quota, levels, north, signatures, stretches, ranked_runs }
+        let north_level = None;
+        Half { columns, quota, levels, north, north_level, signatures, stretches, ranked_runs }
     }
 
     /// The room the fill of the list after `level` would leave if it took `boards` boards
@@ -124,13 +128,25 @@ impl Half {
     }
 
     /// Frees the lists after `level`, which hold nothing the walk will read again before
-    /// it refills them, and the signatures.
-    pub(super) fn release_after(&mut self, level: usize) {
+    /// it refills them, and the signatures; and the north boards, unless `keeps_north` and
+    /// they are those of `level`, which the walk will then read again as they are.
+    pub(super) fn release_after(&mut self, level: usize, keeps_north: bool) {
         for list in self.levels.iter_mut().skip(level + 1) {
             list.release();
         }
         self.signatures.release();
-        self.north.release();
+        if !(keeps_north && self.north_level == Some(level)) {
+            self.north.release();
+            self.north_level = None;
+        }
+    }
+
+    /// Frees the boards of `level`, once the walk has read them for the last time before
+    /// it refills them; the first level, one empty board that nothing refills, stays.
+    pub(super) fn release_source(&mut self, level: usize) {
+        if level > 0 {
+            self.levels[level].release();
+        }
     }
 
     /// Readies the boards of `level`, the last north row, for the tail, ranked by
@@ -143,7 +159,10 @@ impl Half {
         transposes: &Transposes,
         side: Side,
     ) {
-        self.north.fill(geometry, self.levels[level].as_slice(), table, transposes, side);
+        if self.north_level != Some(level) {
+            self.north.fill(geometry, self.levels[level].as_slice(), table, transposes, side);
+            self.north_level = Some(level);
+        }
     }
 
     /// The row a fill of `level` places in `row`, on a column of `open`.
@@ -184,6 +203,9 @@ impl Half {
         kept: Option<usize>,
     ) -> bool {
         let next_row = self.next_row(n, level, row, open);
+        if self.north_level == Some(level + 1) {
+            self.north_level = None;
+        }
         let (done, next) = self.levels.split_at_mut(level + 1);
         let from = &done[level].as_slice()[boards];
         // One more than the kept boards: a fill writes each candidate after the kept ones
@@ -332,7 +354,7 @@ mod tests {
         assert!(half.place(8, 0, 0..1, 0, 0b1111, Note::Nothing, None));
         let placed = half.held_bytes();
         assert!(placed > start, "{start} then {placed}");
-        half.release_after(0);
+        half.release_after(0, false);
         assert_eq!(half.held_bytes(), start);
     }
 }
