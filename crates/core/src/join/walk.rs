@@ -91,12 +91,13 @@ pub(super) struct Walk<'a, G> {
     /// ([`Walk::other_half_first`]).
     north_order: Vec<usize>,
     rearranged: bool,
-    /// Whether every north row's side is decided, so that a level a fill has read whole
-    /// is read again only after it is refilled, unless pinned: each cut fill's pieces walk
-    /// on from the levels where it was cut, which stay until its last piece is done. Held
-    /// until the walk came back to them, the levels left each piece a share of little
-    /// room: N = 26's checked row sets at 512 MiB a thread took 0.73 of the time freed.
-    frees_sources: bool,
+    /// Whether every north row's side is decided: then the rows left may be rearranged,
+    /// and a level a fill has read whole is read again only after it is refilled, unless
+    /// pinned: each cut fill's pieces walk on from the levels where it was cut, which stay
+    /// until its last piece is done. Held until the walk came back to them, the levels
+    /// left each piece a share of little room: N = 26's checked row sets at 512 MiB a
+    /// thread took 0.73 of the time freed.
+    north_decided: bool,
     pinned: Vec<PerSide<usize>>,
     pub(super) halves: PerSide<Half>,
     pub(super) goal: G,
@@ -126,7 +127,7 @@ impl<'a, G: Goal> Walk<'a, G> {
             sides: vec![Side::West; rows],
             north_order: (0..north_rows).collect(),
             rearranged: false,
-            frees_sources: key.decided.len() >= north_rows,
+            north_decided: key.decided.len() >= north_rows,
             pinned: Vec::new(),
             halves: key.split.columns.map(|_, columns| Half::new(columns)),
             goal,
@@ -203,7 +204,7 @@ impl<'a, G: Goal> Walk<'a, G> {
                     clock.north_boards += self.halves[side].levels[level + 1].len() as u128;
                 }
                 self.note_bytes();
-                if !cut && self.frees_sources && !self.pinned.iter().any(|p| p[side] == level) {
+                if !cut && self.north_decided && !self.pinned.iter().any(|p| p[side] == level) {
                     self.halves[side].release_source(level);
                 }
                 if !placed {
@@ -259,7 +260,7 @@ impl<'a, G: Goal> Walk<'a, G> {
     /// comes while the rows are so rearranged: the two halves' cuts would defer to each
     /// other without end.
     fn other_half_first(&mut self, step: usize, side: Side) -> bool {
-        if self.rearranged || self.decided.len() < self.north_rows() {
+        if self.rearranged || !self.north_decided {
             return false;
         }
         let decided = self.decided;
