@@ -133,6 +133,7 @@ impl Goal for Count<'_> {
             }
         }
         walk.note_bytes();
+        walk.release_readied(levels);
     }
 
     /// Counts the row set: its north boards joined with the tail rows of each half, then

@@ -178,10 +178,11 @@ fn row_sets_over_the_budget_count_exactly_in_pieces() {
 
 /// Row sets over the budget, whose walks free each level once read for the last time and
 /// place the other half's rows before a cut half's pieces: exact at a third and a sixth of
-/// what they hold whole, and at a third placing at most a quarter more north boards than
-/// whole. In the split's order, which walked the other half's later rows again for every
-/// piece and held every level, they placed 1.34 times as many at N = 16 and 17, and N =
-/// 28's largest checked row set 46 times.
+/// what the probe says they hold ([`Probe`], which no freeing of the count's moves), and at
+/// a third placing at most two fifths more north boards than whole (1.32 now). In the
+/// split's order, which walked the other half's later rows again for every piece and held
+/// every level, they placed 1.56 times as many at N = 16 and 17, and N = 28's largest
+/// checked row set 46 times.
 #[test]
 fn row_sets_in_pieces_place_each_half_about_once() {
     let mut placed = [0u128; 2];
@@ -196,20 +197,24 @@ fn row_sets_in_pieces_place_each_half_about_once() {
                 let mut walk = Walk::new(&whole.geometry, budget, &key, &tails, count);
                 walk.run();
                 let boards = walk.goal.clock.as_ref().map_or(0, |clock| clock.north_boards);
-                (walk.goal.tally.total, boards, walk.peak_list_bytes)
+                (walk.goal.tally.total, boards)
             };
-            let (total, boards, peak) = walk_within(&whole.budget);
+            let (total, boards) = walk_within(&whole.budget);
             placed[0] += boards;
+            let unlimited = Probe { limit: usize::MAX };
+            let mut probe = Walk::new(&whole.geometry, &whole.budget, &key, &tails, unlimited);
+            probe.run();
             for divisor in [3, 6] {
-                let budget = Budget { lists: (peak / divisor).max(1024), ..whole.budget };
-                let (in_pieces, boards, _) = walk_within(&budget);
+                let lists = (probe.peak_list_bytes / divisor).max(1024);
+                let budget = Budget { lists, ..whole.budget };
+                let (in_pieces, boards) = walk_within(&budget);
                 assert_eq!(in_pieces, total, "N = {n}, key {bytes:?}, a {divisor}th");
                 placed[1] += if divisor == 3 { boards } else { 0 };
             }
         }
     }
     let [whole, in_pieces] = placed;
-    assert!(4 * in_pieces <= 5 * whole, "{in_pieces} north boards in pieces, {whole} whole");
+    assert!(5 * in_pieces <= 7 * whole, "{in_pieces} north boards in pieces, {whole} whole");
 }
 
 /// A row set over the budget, which meets its pieces of half-boards in every fill of

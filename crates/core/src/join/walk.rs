@@ -272,6 +272,17 @@ impl<'a, G: Goal> Walk<'a, G> {
         other_later
     }
 
+    /// Frees each half's last north level, at `levels`, once its boards are readied for
+    /// the tail, where the walk reads that level again only after refilling it: the
+    /// readied boards serve every row set and piece until then.
+    pub(super) fn release_readied(&mut self, levels: PerSide<usize>) {
+        if self.north_decided {
+            for side in Side::BOTH {
+                self.halves[side].release_source(levels[side]);
+            }
+        }
+    }
+
     /// Whether `side` may place a queen in a north row after the walk's `step`.
     fn places_later(&self, step: usize, side: Side) -> bool {
         let later = &self.north_order[step + 1..];
