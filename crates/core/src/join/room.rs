@@ -708,13 +708,13 @@ mod tests {
         keep_freed(4 * PAGED_BYTES);
         let arena = STRETCHES.with(|s| s.borrow().arena.expect("an arena"));
         let (mut gap, mut held) = (Room::<u64>::new(), Room::<u64>::new());
-        gap.fill(PAGED, 1);
+        gap.fill(2 * PAGED, 1);
         held.fill(2 * PAGED, 2);
         gap.release();
         let gap_bytes = stretch(&held).offset_in(&arena).unwrap();
         assert!(resident(arena.start, gap_bytes) > 0, "the freed gap keeps its memory");
         let mut past = Room::<u64>::new();
-        past.fill(2 * PAGED, 3);
+        past.fill(3 * PAGED, 3);
         assert!(stretch(&past).end() > stretch(&held).end(), "too large for the gap");
         assert_eq!(resident(arena.start, gap_bytes), 0, "the gap's memory is handed back");
         let rooms_pages = (stretch(&held).bytes + stretch(&past).bytes) / pages::size();
@@ -722,6 +722,7 @@ mod tests {
         assert!(held.iter().all(|&item| item == 2) && past.iter().all(|&item| item == 3));
         // The gap, its memory handed back, is taken again and written as any page.
         gap.fill(PAGED, 4);
+        assert_eq!(stretch(&gap).start, arena.start);
         assert!(gap.iter().all(|&item| item == 4));
         for room in [&mut gap, &mut held, &mut past] {
             room.release();
