@@ -12,7 +12,9 @@
 //! the thread keep ([`keep_freed`]), a page gets its memory when a list first reaches it,
 //! whether the list writes it or not ([`pages::populate`]), and keeps it: lists write only
 //! part of their room, and pages that one task left untouched, the next one touched first.
-//! Past that, pages get memory when written and give it back when freed.
+//! Past that, pages get memory when written and give it back when freed, and a list taken
+//! there takes as much memory back from the freed pages kept below, so that the thread
+//! holds no more than it may keep besides its lists.
 
 use std::alloc::{Layout, handle_alloc_error};
 use std::cell::{Cell, RefCell};
@@ -276,7 +278,8 @@ struct Stretches {
     /// The bytes from the arena's start below which every page holds memory: the pages
     /// within what the thread may keep get theirs at once, the rest when written.
     populated: usize,
-    /// The bytes from the arena's start below which freed pages are kept.
+    /// The bytes from the arena's start below which freed pages are kept, unless a room
+    /// taken past them needs their memory ([`Stretches::forget_kept`]).
     keep: usize,
     /// The start the thread's next large room takes within its first page, in cache lines.
     next_offset: usize,
@@ -700,8 +703,8 @@ mod tests {
     }
 
     /// A room taken past what the thread may keep, because the gap a freed list left
-    /// below is too small for it, takes the gap's memory back: the thread holds no more
-    /// than it may keep and the rooms it holds.
+    /// below is too small for it, takes the gap's memory back, and the gap's pages serve
+    /// the next room as before.
     #[test]
     #[cfg(target_os = "linux")]
     fn a_room_past_the_kept_pages_hands_back_the_gaps_below() {

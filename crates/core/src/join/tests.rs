@@ -178,11 +178,12 @@ fn row_sets_over_the_budget_count_exactly_in_pieces() {
 
 /// Row sets over the budget, whose walks free each level once read for the last time and
 /// place the other half's rows before a cut half's pieces: exact at a third and a sixth of
-/// what the probe says they hold ([`Probe`], which no freeing of the count's moves), and at
-/// a third placing at most two fifths more north boards than whole (1.32 now). In the
-/// split's order, which walked the other half's later rows again for every piece and held
-/// every level, they placed 1.56 times as many at N = 16 and 17, and N = 28's largest
-/// checked row set 46 times.
+/// what the probe says they hold ([`Probe`], whose figure does not move when the count frees
+/// more: a third of the count's own peak did), and at a third placing at most two fifths
+/// more north boards than whole (1.32 now). In the split's order, which walked the other
+/// half's later rows again for every piece and held every level, they placed 1.56 times as
+/// many at a third of the probe's figure at N = 16 and 17, and N = 28's largest checked
+/// row set 46 times.
 #[test]
 fn row_sets_in_pieces_place_each_half_about_once() {
     let mut placed = [0u128; 2];
