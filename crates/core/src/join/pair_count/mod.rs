@@ -390,9 +390,14 @@ mod tests {
 
     #[test]
     fn every_kernel_counts_the_disjoint_pairs_with_and_without_buckets() {
-        for (stored_len, query_len, bits, per_mille) in
-            [(3, 5, 4, 300), (70, 900, 20, 250), (600, 2000, 38, 200), (5000, 3000, 30, 150)]
-        {
+        // 600 and 1030 stored: full groups of the widest width, and the rest narrower.
+        for (stored_len, query_len, bits, per_mille) in [
+            (3, 5, 4, 300),
+            (70, 900, 20, 250),
+            (600, 2000, 38, 200),
+            (1030, 700, 24, 250),
+            (5000, 3000, 30, 150),
+        ] {
             let stored = bitsets(stored_len, bits, per_mille, 7);
             let queries = bitsets(query_len, bits, per_mille, 11);
             let expected = stored

@@ -55,11 +55,34 @@ fn entry_words(lanes: usize, stored: usize) -> usize {
     words.min(lanes / 64)
 }
 
-/// The chunk the tables of a group of `stored` lanes take, met by `queries` queries, for a
-/// pair count whose widest group holds `lanes`: what [`count_avx512`], [`count_avx2`] and
-/// [`count_popcnt`] choose, for the bucket tree's cost model.
-pub(super) fn chunk_of(lanes: usize, stored: usize, bits: u32, queries: usize) -> u32 {
-    match (lanes, entry_words(lanes, stored)) {
+/// A run of a stored list counted in groups of one width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Part {
+    /// The words per table entry, 64 lanes each.
+    pub(super) words: usize,
+    pub(super) stored: usize,
+}
+
+/// How a stored list of `stored` bitsets is cut into groups, by a pair count whose widest
+/// group holds `lanes`: as many full groups of the widest width as it fills, and what is
+/// left in the narrowest width that holds it ([`entry_words`]), so that a list of 600
+/// bitsets takes a group of 512 lanes and one of 256 rather than two of 512.
+pub(super) fn parts(lanes: usize, stored: usize) -> [Part; 2] {
+    let widest = lanes / 64;
+    let rest = stored % lanes;
+    let rest_words = entry_words(lanes, rest);
+    if rest == 0 || rest_words == widest {
+        return [Part { words: widest, stored }, Part { words: widest, stored: 0 }];
+    }
+    let full = Part { words: widest, stored: stored - rest };
+    [full, Part { words: rest_words, stored: rest }]
+}
+
+/// The chunk the tables of a group of `words` words per entry take, met by `queries`
+/// queries, for a pair count whose widest group holds `lanes`: what [`count_avx512`],
+/// [`count_avx2`] and [`count_popcnt`] choose, for the bucket tree's cost model.
+pub(super) fn chunk_of(lanes: usize, words: usize, bits: u32, queries: usize) -> u32 {
+    match (lanes, words) {
         (64, _) => NARROW_CHUNK,
         (_, 1) => WIDE_CHUNK,
         (_, 4) => vector_chunk::<4>(bits, queries, l1_data_bytes()),
@@ -95,21 +118,27 @@ impl std::ops::AddAssign for Work {
 /// groups and chunks that [`count_avx512`], [`count_avx2`] and [`count_popcnt`] choose for
 /// a pair count whose widest group holds `lanes`.
 pub(super) fn work_of(lanes: usize, stored: usize, bits: u32, queries: usize) -> Work {
-    if stored == 0 || queries == 0 {
-        return Work::default();
+    let mut work = Work::default();
+    if queries == 0 {
+        return work;
     }
-    let words = entry_words(lanes, stored);
-    let chunk = chunk_of(lanes, stored, bits, queries);
-    let chunks = u64::from(bits.div_ceil(chunk).max(1));
-    let groups = stored.div_ceil(64 * words) as u64;
-    let group_tests = groups * queries as u64;
-    Work {
-        groups,
-        group_tests,
-        lookups: group_tests * chunks,
-        table_bytes: groups * (chunks << chunk) * (words * size_of::<u64>()) as u64,
-        query_bytes: group_tests * size_of::<u64>() as u64,
+    for Part { words, stored } in parts(lanes, stored) {
+        if stored == 0 {
+            continue;
+        }
+        let chunk = chunk_of(lanes, words, bits, queries);
+        let chunks = u64::from(bits.div_ceil(chunk).max(1));
+        let groups = stored.div_ceil(64 * words) as u64;
+        let group_tests = groups * queries as u64;
+        work += Work {
+            groups,
+            group_tests,
+            lookups: group_tests * chunks,
+            table_bytes: groups * (chunks << chunk) * (words * size_of::<u64>()) as u64,
+            query_bytes: group_tests * size_of::<u64>() as u64,
+        };
     }
+    work
 }
 
 /// The most bytes the tables of one lane width take: 11 chunks (62 bits in 6-bit chunks)
@@ -158,21 +187,36 @@ pub(super) fn count_avx512(
     lists: Lists<'_>,
     scratch: &mut TableScratch,
 ) -> u64 {
-    match entry_words(512, lists.stored.len()) {
+    by_parts(512, lists, |words, lists| match words {
         1 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
         4 => in_vectors::<4, _>(avx512, lists, &mut scratch.avx2),
         _ => in_vectors::<8, _>(avx512, lists, &mut scratch.avx512),
-    }
+    })
 }
 
 /// [`super::PairKernel::count_group`] compiled for AVX2, as [`count_avx512`] is for AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
 pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
-    match entry_words(256, lists.stored.len()) {
+    by_parts(256, lists, |words, lists| match words {
         1 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
         _ => in_vectors::<4, _>(avx2, lists, &mut scratch.avx2),
+    })
+}
+
+/// The sum of `count` over the [`parts`] of the stored list, each with the words per
+/// entry it takes.
+#[inline(always)]
+fn by_parts(lanes: usize, lists: Lists<'_>, mut count: impl FnMut(usize, Lists<'_>) -> u64) -> u64 {
+    let mut from = 0;
+    let mut found = 0;
+    for Part { words, stored } in parts(lanes, lists.stored.len()) {
+        if stored > 0 {
+            found += count(words, Lists { stored: &lists.stored[from..from + stored], ..lists });
+            from += stored;
+        }
     }
+    found
 }
 
 /// Counts in vectors of `W` words, in the chunk [`vector_chunk`] chooses.
@@ -348,6 +392,24 @@ mod tests {
     #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
     fn avx2_in_chunks_of<const CHUNK: u32>(avx2: Avx2, lists: Lists<'_>) -> u64 {
         by_chunks::<4, CHUNK, _>(avx2, lists, &mut Vec::new())
+    }
+
+    #[test]
+    fn a_list_takes_full_groups_of_the_widest_width_and_its_rest_in_the_narrowest() {
+        let part = |words, stored| Part { words, stored };
+        assert_eq!(parts(512, 600), [part(8, 512), part(4, 88)]);
+        assert_eq!(parts(512, 1030), [part(8, 1024), part(1, 6)]);
+        assert_eq!(parts(512, 900), [part(8, 900), part(8, 0)], "a rest past 256 fills half");
+        assert_eq!(parts(512, 200), [part(8, 0), part(4, 200)]);
+        assert_eq!(parts(512, 1024), [part(8, 1024), part(8, 0)]);
+        assert_eq!(parts(256, 300), [part(4, 256), part(1, 44)]);
+        assert_eq!(parts(256, 400), [part(4, 400), part(4, 0)]);
+        assert_eq!(parts(64, 130), [part(1, 130), part(1, 0)]);
+        let work = work_of(512, 600, 30, 10);
+        assert_eq!((work.groups, work.group_tests), (2, 20), "{work:?}");
+        let (wide, narrow) = (work_of(512, 512, 30, 10), work_of(512, 88, 30, 10));
+        assert_eq!(work.table_bytes, wide.table_bytes + narrow.table_bytes);
+        assert!(narrow.table_bytes < wide.table_bytes, "{narrow:?}, {wide:?}");
     }
 
     #[test]

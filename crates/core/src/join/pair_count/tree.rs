@@ -14,7 +14,23 @@
 
 use std::ops::Range;
 
-use super::tables;
+use super::tables::{self, Part};
+
+/// What a query's test against a group of 512 lanes costs, against one of 256 or fewer.
+/// More than one: the wider entries take more of the loads a cycle allows (on Zen 4, a
+/// 512-bit load takes both halves of the path), and their tables take narrower chunks in
+/// a small first-level cache. Far less than two: a test is mostly its scalar steps, the
+/// chunks' offsets and the popcount's sum. With 1.2 a node of 257 to 512 signatures splits
+/// into two groups of 256 where the half holding the key bit meets few queries: N = 28's
+/// largest checked row set whole took 0.90 of the time and N = 26's 0.96, with 1.5 N = 28
+/// took 1.12 (docs/measurements/join.md).
+const WIDEST_TEST_COST: f64 = 1.2;
+
+/// What a query's test against a group of `words` words per entry costs, in tests
+/// against a group of 256 lanes.
+fn test_cost(words: usize) -> f64 {
+    if words == 8 { WIDEST_TEST_COST } else { 1.0 }
+}
 
 /// What building a group's tables costs, in queries tested against the group.
 const TABLES_IN_QUERIES: f64 = 48.0;
@@ -135,12 +151,24 @@ impl Tree<'_> {
         }
         let buckets = 1usize << (node.depth - (node.prefix.count_ones()));
         let bits = self.bits(node);
-        let chunk = tables::chunk_of(self.lanes, stored, bits, queried);
-        let lookups_per_query = f64::from(bits.div_ceil(chunk) + 1);
-        let groups = stored.div_ceil(self.lanes) as f64;
-        let whole = lookups_per_query
-            * (groups * (TABLES_IN_QUERIES + queried as f64) + buckets as f64 * BUCKET_IN_QUERIES);
-        if node.depth == self.key_bits || stored <= self.lanes / 2 {
+        let mut whole = 0.0;
+        let mut lookups_per_query = 0.0;
+        for Part { words, stored } in tables::parts(self.lanes, stored) {
+            if stored == 0 {
+                continue;
+            }
+            let chunk = tables::chunk_of(self.lanes, words, bits, queried);
+            lookups_per_query = f64::from(bits.div_ceil(chunk) + 1);
+            let groups = stored.div_ceil(64 * words) as f64;
+            whole += lookups_per_query
+                * groups
+                * (TABLES_IN_QUERIES + queried as f64)
+                * test_cost(words);
+        }
+        whole += lookups_per_query * buckets as f64 * BUCKET_IN_QUERIES;
+        // A node of at most half the narrowest vector group meets its queries in one
+        // group however it splits.
+        if node.depth == self.key_bits || stored <= self.lanes.min(256) / 2 {
             leaves.push(node);
             return whole;
         }
@@ -168,6 +196,33 @@ mod tests {
             starts.push(starts.last().unwrap() + length);
         }
         starts
+    }
+
+    /// A node of one group of 512 lanes splits into two of 256 where the half that
+    /// holds the key bit meets few queries: two narrow groups cost less than one wide
+    /// one there, not where both halves meet about as many.
+    #[test]
+    fn a_wide_group_splits_into_narrow_ones_where_one_half_meets_few_queries() {
+        let stored = starts(&[200, 200]);
+        let plan = |query_lengths: &[usize]| {
+            let queries = starts(query_lengths);
+            let mut within = Vec::new();
+            queries_within(&queries, 1, &mut within);
+            let tree = Tree {
+                stored_starts: &stored,
+                query_starts: &queries,
+                queries_within: &within,
+                key_bits: 1,
+                rest_bits: 12,
+                lanes: 512,
+            };
+            let mut leaves = Vec::new();
+            tree.leaves(&mut leaves);
+            leaves
+        };
+        let halves = [Node { depth: 1, prefix: 0 }, Node { depth: 1, prefix: 1 }];
+        assert_eq!(plan(&[100, 10_000]), halves);
+        assert_eq!(plan(&[5_000, 5_000]), [Node::ROOT]);
     }
 
     #[test]
