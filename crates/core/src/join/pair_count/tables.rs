@@ -71,8 +71,9 @@ pub(super) fn parts(lanes: usize, stored: usize) -> [Part; 2] {
     let widest = lanes / 64;
     let rest = stored % lanes;
     let rest_words = entry_words(lanes, rest);
-    if rest == 0 || rest_words == widest {
-        return [Part { words: widest, stored }, Part { words: widest, stored: 0 }];
+    if rest == 0 || rest == stored || rest_words == widest {
+        let words = entry_words(lanes, stored);
+        return [Part { words, stored }, Part { words, stored: 0 }];
     }
     let full = Part { words: widest, stored: stored - rest };
     [full, Part { words: rest_words, stored: rest }]
@@ -116,7 +117,7 @@ impl std::ops::AddAssign for Work {
 
 /// The work of counting `stored` lanes against `queries` queries of `bits` bits, in the
 /// groups and chunks that [`count_avx512`], [`count_avx2`] and [`count_popcnt`] choose for
-/// a pair count whose widest group holds `lanes`.
+/// a pair count whose widest group holds `lanes` ([`parts`]).
 pub(super) fn work_of(lanes: usize, stored: usize, bits: u32, queries: usize) -> Work {
     let mut work = Work::default();
     if queries == 0 {
@@ -187,36 +188,21 @@ pub(super) fn count_avx512(
     lists: Lists<'_>,
     scratch: &mut TableScratch,
 ) -> u64 {
-    by_parts(512, lists, |words, lists| match words {
+    match entry_words(512, lists.stored.len()) {
         1 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
         4 => in_vectors::<4, _>(avx512, lists, &mut scratch.avx2),
         _ => in_vectors::<8, _>(avx512, lists, &mut scratch.avx512),
-    })
+    }
 }
 
 /// [`super::PairKernel::count_group`] compiled for AVX2, as [`count_avx512`] is for AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,bmi1,bmi2")]
 pub(super) fn count_avx2(avx2: Avx2, lists: Lists<'_>, scratch: &mut TableScratch) -> u64 {
-    by_parts(256, lists, |words, lists| match words {
+    match entry_words(256, lists.stored.len()) {
         1 => by_chunks::<1, WIDE_CHUNK, _>((), lists, &mut scratch.narrow),
         _ => in_vectors::<4, _>(avx2, lists, &mut scratch.avx2),
-    })
-}
-
-/// The sum of `count` over the [`parts`] of the stored list, each with the words per
-/// entry it takes.
-#[inline(always)]
-fn by_parts(lanes: usize, lists: Lists<'_>, mut count: impl FnMut(usize, Lists<'_>) -> u64) -> u64 {
-    let mut from = 0;
-    let mut found = 0;
-    for Part { words, stored } in parts(lanes, lists.stored.len()) {
-        if stored > 0 {
-            found += count(words, Lists { stored: &lists.stored[from..from + stored], ..lists });
-            from += stored;
-        }
     }
-    found
 }
 
 /// Counts in vectors of `W` words, in the chunk [`vector_chunk`] chooses.
@@ -372,7 +358,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::join::pair_count::tests::bitsets;
+    use crate::join::pair_count::tests::{bitsets, disjoint_in_runs};
 
     // Which chunk the count takes depends on the first-level cache and the queries, so
     // each chunk of each vector width is tested here on its own, whatever the processor.
@@ -399,15 +385,17 @@ mod tests {
         let part = |words, stored| Part { words, stored };
         assert_eq!(parts(512, 600), [part(8, 512), part(4, 88)]);
         assert_eq!(parts(512, 1030), [part(8, 1024), part(1, 6)]);
-        assert_eq!(parts(512, 900), [part(8, 900), part(8, 0)], "a rest past 256 fills half");
-        assert_eq!(parts(512, 200), [part(8, 0), part(4, 200)]);
+        let past_half = parts(512, 900);
+        assert_eq!(past_half, [part(8, 900), part(8, 0)], "a rest past 256 fills half");
+        assert_eq!(parts(512, 200), [part(4, 200), part(4, 0)]);
         assert_eq!(parts(512, 1024), [part(8, 1024), part(8, 0)]);
         assert_eq!(parts(256, 300), [part(4, 256), part(1, 44)]);
         assert_eq!(parts(256, 400), [part(4, 400), part(4, 0)]);
         assert_eq!(parts(64, 130), [part(1, 130), part(1, 0)]);
         let work = work_of(512, 600, 30, 10);
         assert_eq!((work.groups, work.group_tests), (2, 20), "{work:?}");
-        let (wide, narrow) = (work_of(512, 512, 30, 10), work_of(512, 88, 30, 10));
+        let wide = work_of(512, 512, 30, 10);
+        let narrow = work_of(512, 88, 30, 10);
         assert_eq!(work.table_bytes, wide.table_bytes + narrow.table_bytes);
         assert!(narrow.table_bytes < wide.table_bytes, "{narrow:?}, {wide:?}");
     }
@@ -448,13 +436,7 @@ mod tests {
             let queries = bitsets(query_len, bits, per_mille, 17);
             // Two runs, so that a group meets queries on either side of a gap.
             let runs = [0..query_len / 3, query_len / 2..query_len];
-            let in_runs: u64 = stored
-                .iter()
-                .map(|&s| {
-                    let queried = runs.iter().flat_map(|run| &queries[run.clone()]);
-                    queried.filter(|&&q| s & q == 0).count() as u64
-                })
-                .sum();
+            let in_runs = disjoint_in_runs(&stored, &queries, &runs);
             assert!(in_runs > 0, "the lists should have some disjoint pairs");
             let lists = Lists { stored: &stored, queries: &queries, runs: &runs, bits };
             let mut counted = Vec::new();

@@ -21,9 +21,9 @@ use super::tables::{self, Part};
 /// 512-bit load takes both halves of the path), and their tables take narrower chunks in
 /// a small first-level cache. Far less than two: a test is mostly its scalar steps, the
 /// chunks' offsets and the popcount's sum. With 1.2 a node of 257 to 512 signatures splits
-/// into two groups of 256 where the half holding the key bit meets few queries: N = 28's
-/// largest checked row set whole took 0.90 of the time and N = 26's 0.96, with 1.5 N = 28
-/// took 1.12 (docs/measurements/join.md).
+/// into two groups of 256 where the half holding the key bit meets few queries: N = 26's
+/// checked row sets whole took 0.95 of the time; 1.3 to 2.0 split further, to fewer pairs
+/// and no less time (docs/measurements/join.md).
 const WIDEST_TEST_COST: f64 = 1.2;
 
 /// What a query's test against a group of `words` words per entry costs, in tests
