@@ -326,11 +326,9 @@ impl PairKernel {
         let mut found = 0;
         let mut from = 0;
         for part in tables::parts(self.lanes(), stored.len()) {
-            if part.stored > 0 {
-                let stored = &stored[from..from + part.stored];
-                found += self.count_in_one_width(Lists { stored, queries, runs, bits }, scratch);
-                from += part.stored;
-            }
+            let stored = &stored[from..from + part.stored];
+            found += self.count_in_one_width(Lists { stored, queries, runs, bits }, scratch);
+            from += part.stored;
         }
         found
     }

@@ -66,17 +66,18 @@ pub(super) struct Part {
 /// How a stored list of `stored` bitsets is cut into groups, by a pair count whose widest
 /// group holds `lanes`: as many full groups of the widest width as it fills, and what is
 /// left in the narrowest width that holds it ([`entry_words`]), so that a list of 600
-/// bitsets takes a group of 512 lanes and one of 256 rather than two of 512.
-pub(super) fn parts(lanes: usize, stored: usize) -> [Part; 2] {
+/// bitsets takes a group of 512 lanes and one of 256 rather than two of 512. Only parts
+/// that hold some bitsets are given.
+pub(super) fn parts(lanes: usize, stored: usize) -> impl Iterator<Item = Part> {
     let widest = lanes / 64;
     let rest = stored % lanes;
     let rest_words = entry_words(lanes, rest);
-    if rest == 0 || rest == stored || rest_words == widest {
-        let words = entry_words(lanes, stored);
-        return [Part { words, stored }, Part { words, stored: 0 }];
-    }
-    let full = Part { words: widest, stored: stored - rest };
-    [full, Part { words: rest_words, stored: rest }]
+    let cut = if rest == 0 || rest == stored || rest_words == widest {
+        [Part { words: entry_words(lanes, stored), stored }, Part { words: widest, stored: 0 }]
+    } else {
+        [Part { words: widest, stored: stored - rest }, Part { words: rest_words, stored: rest }]
+    };
+    cut.into_iter().filter(|part| part.stored > 0)
 }
 
 /// The chunk the tables of a group of `words` words per entry take, met by `queries`
@@ -124,9 +125,6 @@ pub(super) fn work_of(lanes: usize, stored: usize, bits: u32, queries: usize) ->
         return work;
     }
     for Part { words, stored } in parts(lanes, stored) {
-        if stored == 0 {
-            continue;
-        }
         let chunk = chunk_of(lanes, words, bits, queries);
         let chunks = u64::from(bits.div_ceil(chunk).max(1));
         let groups = stored.div_ceil(64 * words) as u64;
@@ -383,15 +381,16 @@ mod tests {
     #[test]
     fn a_list_takes_full_groups_of_the_widest_width_and_its_rest_in_the_narrowest() {
         let part = |words, stored| Part { words, stored };
+        let parts = |lanes, stored| parts(lanes, stored).collect::<Vec<_>>();
         assert_eq!(parts(512, 600), [part(8, 512), part(4, 88)]);
         assert_eq!(parts(512, 1030), [part(8, 1024), part(1, 6)]);
-        let past_half = parts(512, 900);
-        assert_eq!(past_half, [part(8, 900), part(8, 0)], "a rest past 256 fills half");
-        assert_eq!(parts(512, 200), [part(4, 200), part(4, 0)]);
-        assert_eq!(parts(512, 1024), [part(8, 1024), part(8, 0)]);
+        assert_eq!(parts(512, 900), [part(8, 900)], "a rest past 256 fills half");
+        assert_eq!(parts(512, 200), [part(4, 200)]);
+        assert_eq!(parts(512, 1024), [part(8, 1024)]);
         assert_eq!(parts(256, 300), [part(4, 256), part(1, 44)]);
-        assert_eq!(parts(256, 400), [part(4, 400), part(4, 0)]);
-        assert_eq!(parts(64, 130), [part(1, 130), part(1, 0)]);
+        assert_eq!(parts(256, 400), [part(4, 400)]);
+        assert_eq!(parts(64, 130), [part(1, 130)]);
+        assert_eq!(parts(512, 0), []);
         let work = work_of(512, 600, 30, 10);
         assert_eq!((work.groups, work.group_tests), (2, 20), "{work:?}");
         let wide = work_of(512, 512, 30, 10);

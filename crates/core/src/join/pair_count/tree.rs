@@ -154,9 +154,6 @@ impl Tree<'_> {
         let mut whole = 0.0;
         let mut lookups_per_query = 0.0;
         for Part { words, stored } in tables::parts(self.lanes, stored) {
-            if stored == 0 {
-                continue;
-            }
             let chunk = tables::chunk_of(self.lanes, words, bits, queried);
             lookups_per_query = f64::from(bits.div_ceil(chunk) + 1);
             let groups = stored.div_ceil(64 * words) as f64;
