@@ -31,8 +31,12 @@ pub(super) struct Clock {
     /// Whether every stretch is timed, the north rows below the key's prefix and the
     /// sorting of every meeting of pieces included, for a profile rather than an estimate.
     pub(super) whole: bool,
-    /// The north boards placed, for a profile.
+    /// The north boards placed, those readied for the tail, and the meetings of a row
+    /// set's pieces of half-boards counted, for a profile: where a row set is counted in
+    /// pieces, how often each is done again.
     pub(super) north_boards: u128,
+    pub(super) readied_boards: u128,
+    pub(super) meetings: u128,
     /// Placing each half's queens of the row at each position of the order.
     pub(super) north: Vec<PerSide<Duration>>,
     /// Readying each half's north boards for the tail.
@@ -127,9 +131,11 @@ impl Goal for Count<'_> {
             let started = owned.then(Stopwatch::start);
             let (geometry, table) = (walk.geometry, &walk.tails.0[side]);
             let transposes = &geometry.transposes;
-            walk.halves[side].end_north(geometry, levels[side], table, transposes, side);
+            let readied =
+                walk.halves[side].end_north(geometry, levels[side], table, transposes, side);
             if let (Some(started), Some(clock)) = (started, &mut walk.goal.clock) {
                 clock.end_north[side] += started.elapsed();
+                clock.readied_boards += readied as u128;
             }
         }
         walk.note_bytes();
@@ -189,6 +195,9 @@ impl Goal for Count<'_> {
                 let Some(taken) = taken else {
                     continue;
                 };
+                if let Some(clock) = &mut walk.goal.clock {
+                    clock.meetings += 1;
+                }
                 // The first meeting's joining is every slice's; a later one's, its share's.
                 let share = if first { 1.0 } else { taken.share() };
                 let west = (!west_written).then_some((Side::West, west_piece));

@@ -150,7 +150,8 @@ impl Half {
     }
 
     /// Readies the boards of `level`, the last north row, for the tail, ranked by
-    /// `transposes` as the boards of `side`.
+    /// `transposes` as the boards of `side`, unless they are readied already; the boards
+    /// it readied.
     pub(super) fn end_north(
         &mut self,
         geometry: &Geometry,
@@ -158,11 +159,14 @@ impl Half {
         table: &TailTable,
         transposes: &Transposes,
         side: Side,
-    ) {
-        if self.north_level != Some(level) {
-            self.north.fill(geometry, self.levels[level].as_slice(), table, transposes, side);
-            self.north_level = Some(level);
+    ) -> usize {
+        if self.north_level == Some(level) {
+            return 0;
         }
+        let boards = self.levels[level].as_slice();
+        self.north.fill(geometry, boards, table, transposes, side);
+        self.north_level = Some(level);
+        boards.len()
     }
 
     /// The row a fill of `level` places in `row`, on a column of `open`.

@@ -196,6 +196,8 @@ impl Join {
         let counters = [
             ("solutions", tally.total),
             ("north boards", clock.north_boards),
+            ("north boards readied", clock.readied_boards),
+            ("meetings of pieces", clock.meetings),
             ("signatures", tally.signatures),
             ("pairs tested", tally.pairs_tested),
             ("groups of lanes", u128::from(work.groups)),

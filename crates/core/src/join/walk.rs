@@ -296,8 +296,12 @@ impl<'a, G: Goal> Walk<'a, G> {
     /// would pass it, for the boards the fill keeps, counted first: at the deep levels of
     /// N = 26 a fill keeps about two in five of its candidates. Otherwise the lists the
     /// walk will refill before reading are freed, and each fill takes the room the budget
-    /// gives it among the lists still to be filled below it (the levels the north rows
-    /// left can reach, and each half's north boards and signatures), cut by the counts.
+    /// gives it among the lists still to be filled below it (a level for each north row
+    /// left, on whichever half takes its queen, and each half's north boards and
+    /// signatures), cut by the counts. Counted as up to a level a row on each half, the
+    /// lists had twice the rows left where a cut came before both halves' last rows, and
+    /// N = 28's largest checked row set was cut into pieces so small that it placed 33
+    /// times the north boards it places whole (docs/measurements/join.md).
     fn fills(&mut self, step: usize, side: Side, levels: PerSide<usize>, open: u64) -> Fills {
         let level = levels[side];
         let n = self.geometry.n;
@@ -324,8 +328,8 @@ impl<'a, G: Goal> Walk<'a, G> {
         let rows_left = self.north_rows() - step - 1;
         let mut below = levels;
         below[side] += 1;
-        let levels_left = Side::BOTH.map(|s| (self.halves[s].quota - below[s]).min(rows_left));
-        let lists = 1 + levels_left.iter().sum::<usize>() + 2 * Side::BOTH.len();
+        let levels_left = Side::BOTH.map(|s| self.halves[s].quota - below[s]);
+        let lists = 1 + levels_left.iter().sum::<usize>().min(rows_left) + 2 * Side::BOTH.len();
         let bytes = self.budget.fill_bytes(self.list_bytes(), lists);
         let half = &self.halves[side];
         let mut fills = Vec::new();
