@@ -854,10 +854,10 @@ fn collapsed_spreads(sums: &[(usize, f64, f64, f64)], sizes: &[usize]) -> Vec<Op
         return spreads;
     }
     let groups = singles.len() / 2;
+    let size = |s: usize| sizes[s] as f64;
     for group in 0..groups {
         let end = if group + 1 == groups { singles.len() } else { 2 * group + 2 };
         let members = &singles[2 * group..end];
-        let size = |s: usize| sizes[s] as f64;
         let group_size: f64 = members.iter().map(|&s| size(s)).sum();
         let group_sum: f64 = members.iter().map(|&s| size(s) * sums[s].1).sum();
         let k = members.len() as f64;
@@ -1350,6 +1350,7 @@ mod tests {
             1.0 + 3.0 * index as f64 / 128.0 + 2.0 * unit_interval(random.next_u64())
         };
         let trials = 2000;
+        let sum = (0..128).map(|index| 1.0 + 3.0 * index as f64 / 128.0 + 1.0).sum::<f64>();
         let (mut estimates, mut half_widths, mut held) = (Vec::new(), 0.0, 0);
         for trial in 0..trials {
             let mut random = SplitMix64::new(trial);
@@ -1363,7 +1364,6 @@ mod tests {
                 })
                 .collect();
             let work = strata.estimate(&draws, None).unwrap().work;
-            let sum = (0..128).map(|index| 1.0 + 3.0 * index as f64 / 128.0 + 1.0).sum::<f64>();
             held += usize::from(work.low <= sum && sum <= work.high);
             half_widths += (work.high - work.low) / 2.0;
             estimates.push(work.expected);
