@@ -1346,11 +1346,13 @@ mod tests {
     #[test]
     fn strata_of_one_draw_are_as_uncertain_as_their_neighbours_differences() {
         let strata = Strata::of(128);
+        let trend = |index: usize| 1.0 + 3.0 * index as f64 / 128.0;
         let cost = |index: usize, random: &mut SplitMix64| {
-            1.0 + 3.0 * index as f64 / 128.0 + 2.0 * unit_interval(random.next_u64())
+            trend(index) + 2.0 * unit_interval(random.next_u64())
         };
         let trials = 2000;
-        let sum = (0..128).map(|index| 1.0 + 3.0 * index as f64 / 128.0 + 1.0).sum::<f64>();
+        // The noise adds 1 to each task's cost on average.
+        let sum = (0..128).map(|index| trend(index) + 1.0).sum::<f64>();
         let (mut estimates, mut half_widths, mut held) = (Vec::new(), 0.0, 0);
         for trial in 0..trials {
             let mut random = SplitMix64::new(trial);
