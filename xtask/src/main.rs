@@ -50,10 +50,11 @@ Commands:
           run `nqueens estimate` and then the count it predicts for each N and method,
           print predicted against actual wall time, and append both to the JSON file
   plan    [--n 22..=28] [--threads 2] [--check-even 8] [--check-odd 4] [--seed 1]
-          [--sample-minutes M] [--max-memory-gib G] [--out results/plans.json]
-          (run as `cargo xtask-release plan`)
+          [--sample-minutes M] [--check-minutes M] [--max-memory-gib G]
+          [--out results/plans.json] (run as `cargo xtask-release plan`)
           estimate each N's count with the plan crate in this process, then check it by
-          counting that many of its tasks whole (none with 0), and append the plans
+          counting that many of its tasks whole (none with 0), each predicted from M
+          thread-minutes of timings (2/3 by default), and append the plans
           (core-time, checked ratio, corrected core-time, memory, time on 10,000 cores)
           to the JSON file
   seeds   [--n 20..=27] [--seeds 1..=5] [--threads 2] [--sample-minutes M]
@@ -176,7 +177,8 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 threads: flags.number("--threads", 2)?.max(1),
                 checks: (flags.number("--check-even", 8)?, flags.number("--check-odd", 4)?),
                 seed: flags.number("--seed", 1)? as u64,
-                sample_time: sample_minutes(&mut flags)?,
+                sample_time: minutes(&mut flags, "--sample-minutes")?,
+                check_timing: minutes(&mut flags, "--check-minutes")?,
                 max_memory: max_memory(&mut flags)?,
                 out: flags
                     .take("--out")
@@ -190,7 +192,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 ns: flags.list("--n", "20..=27")?,
                 seeds: flags.list("--seeds", "1..=5")?.into_iter().map(|s| s as u64).collect(),
                 threads: flags.number("--threads", 2)?.max(1),
-                sample_time: sample_minutes(&mut flags)?,
+                sample_time: minutes(&mut flags, "--sample-minutes")?,
                 max_memory: max_memory(&mut flags)?,
                 out: flags
                     .take("--out")
@@ -217,13 +219,14 @@ fn run(args: Vec<String>) -> Result<(), String> {
     }
 }
 
-/// `--sample-minutes M`: how long each board's sample may run, if not the default.
-fn sample_minutes(flags: &mut Flags) -> Result<Option<Duration>, String> {
+/// `--sample-minutes M` (how long each board's sample may run) or `--check-minutes M`
+/// (the thread time of timings for each checked task's prediction), if not the default.
+fn minutes(flags: &mut Flags, flag: &str) -> Result<Option<Duration>, String> {
     flags
-        .take("--sample-minutes")
+        .take(flag)
         .map(|minutes| match minutes.parse::<f64>() {
             Ok(m) if m > 0.0 && m <= 1440.0 => Ok(Duration::from_secs_f64(60.0 * m)),
-            _ => Err(format!("--sample-minutes {minutes}: not 0 to 1440 minutes")),
+            _ => Err(format!("{flag} {minutes}: not 0 to 1440 minutes")),
         })
         .transpose()
 }

@@ -26,6 +26,9 @@ pub(crate) struct Plan {
     pub(crate) seed: u64,
     /// The longest each board's sample may run, if not the plan crate's default.
     pub(crate) sample_time: Option<Duration>,
+    /// The thread time of timings for each checked task's prediction, if not the plan
+    /// crate's default.
+    pub(crate) check_timing: Option<Duration>,
     /// The memory the count may hold, spread over its threads, if not the engine's
     /// default budget per thread.
     pub(crate) max_memory: Option<u64>,
@@ -154,8 +157,11 @@ impl Plan {
     fn board(&self, n: usize) -> Result<BoardPlan, Box<dyn std::error::Error>> {
         let started = Instant::now();
         let (problem, depth, list) = count_list(n, self.threads, self.max_memory)?;
-        let options =
-            Options { sample_time: self.sample_time, ..Options::new(self.threads, self.seed) };
+        let options = Options {
+            sample_time: self.sample_time,
+            check_timing: self.check_timing,
+            ..Options::new(self.threads, self.seed)
+        };
         let watch = Lines::new(n);
         let setup_s = started.elapsed().as_secs_f64();
         let (estimate, sample, fixed_s) =

@@ -521,6 +521,16 @@ pub(crate) struct EstimateArgs {
     #[arg(long, requires = "check")]
     pub(crate) profile: bool,
 
+    /// The thread time of the timings that predict each checked task (20s, 5m) [default:
+    /// 40s].
+    ///
+    /// More time times more pieces of each checked unit, or more descents below each
+    /// checked task, so that the ratio rests less on which of them were drawn: at N = 28,
+    /// whose pieces take about 20 thread-seconds each, the default times 2 of a unit's 16,
+    /// and 5m30s all of them.
+    #[arg(long, value_name = "TIME", value_hint = ValueHint::Other, value_parser = parse_sample_time, requires = "check")]
+    pub(crate) check_sample_time: Option<Duration>,
+
     /// Rows fixed in each task the check draws [default: the count's, or finer where its
     /// larger tasks would take more than about ten core-minutes].
     #[arg(long, value_name = "K", value_hint = ValueHint::Other, requires = "check")]

@@ -66,6 +66,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         }),
         sample_time: args.sample_time,
         profile: args.profile,
+        check_timing: args.check_sample_time,
         stop: signals.flag(),
         ..Options::new(threads, args.seed)
     };

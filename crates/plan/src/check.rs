@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::descent::Path;
 use crate::gate::Gate;
-use crate::options::{Options, PlanError, TaskList, Timed, Watch};
+use crate::options::{DEFAULT_CHECK_TIMING, Options, PlanError, TaskList, Timed, Watch};
 use crate::sample::Sample;
 
 /// The fewest descents below each checked task where the estimate timed units or the
@@ -31,20 +31,6 @@ const MOST_DESCENTS_PER_TASK: usize = 256;
 /// meetings), and the ratio's interval, from how far each task strays, shows what few
 /// pieces cost in precision; a prediction's own spread needs two.
 const LEAST_PIECES_PER_UNIT: usize = 2;
-
-/// The thread-seconds of timings below each checked task, as far as the bounds above
-/// allow: where they are short, more of them cost the check little and take out what a
-/// few leave to chance. A unit's pieces differ most: a piece's own pairs count 16 times
-/// in its unit's prediction, and at N = 27 (pieces of 0.75 s, 0.3 s of them its own
-/// pairs) a check whose two pieces of the largest unit ran while something slowed the
-/// machine for a tenth of a second predicted that unit at 8.95 s and 7.2 s, where all
-/// sixteen, timed apart, predict 5.6 to 5.8 s; at N = 26 in the default 1.5 GiB a thread,
-/// a row set's first slices carry its later fills' meetings whole (one unit's slices
-/// predicted 76 and 90 s, its fourteen others 3.3 to 3.9 s, for 13.3 s counted), and
-/// with ten seconds (4 of 16 pieces a unit) checks said 1.14 to 1.44 where all sixteen
-/// said 0.97 (0.95 to 1.00). At N = 22, 16 descents below a task predicted it at 13.5
-/// to 18.5 s in every plans sweep of seed 1 for counts of 8.5 to 9.4 s.
-const SECONDS_TIMED_PER_TASK: f64 = 40.0;
 
 /// The most core-seconds a checked task should take: a user checks a plan of Q(28) in an
 /// hour or two of a laptop's cores.
@@ -200,8 +186,13 @@ pub fn check(
     let chosen = draw(problem, list, depth, count, options.seed)?;
     let mut below = Vec::with_capacity(chosen.len());
     let mut populations = Vec::with_capacity(chosen.len());
-    let timings_within =
-        |least, most| timings_per_task(sample.timed_cost, sample.count).clamp(least, most);
+    // As many timings as take about the check's time a task, as far as the bounds allow:
+    // where they are short, more of them cost the check little and take out what a few
+    // leave to chance.
+    let per_task = options.check_timing.unwrap_or(DEFAULT_CHECK_TIMING).as_secs_f64();
+    let timings_within = |least, most| {
+        timings_per_task(per_task, sample.timed_cost, sample.count).clamp(least, most)
+    };
     let per_unit = timings_within(LEAST_PIECES_PER_UNIT, usize::MAX);
     for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
         if sample.timed == Timed::Pieces && problem.children(&from.task)?.is_empty() {
@@ -435,13 +426,13 @@ fn mean_and_error(costs: &[f64], population: Option<usize>) -> (f64, f64) {
     (mean, (squares / (k - 1.0) / k * unsampled).sqrt())
 }
 
-/// How many timings below a checked task take about [`SECONDS_TIMED_PER_TASK`], for a
+/// How many timings below a checked task take about `per_task` thread-seconds, for a
 /// sample that took `thread_seconds` for its `timings` (its warm-up and builds included,
 /// so somewhat fewer); `usize::MAX` where the sample took no time.
-fn timings_per_task(thread_seconds: f64, timings: usize) -> usize {
+fn timings_per_task(per_task: f64, thread_seconds: f64, timings: usize) -> usize {
     let per_timing = thread_seconds / timings.max(1) as f64;
     // The cast saturates: a timing of no time gives `usize::MAX`.
-    (SECONDS_TIMED_PER_TASK / per_timing).ceil() as usize
+    (per_task / per_timing).ceil() as usize
 }
 
 /// The 97.5% quantile of Student's t with `freedom` degrees of freedom: as wide an
@@ -593,11 +584,12 @@ mod tests {
     /// thread-seconds 1,729 (so 256 descents); timings of ten seconds 4; of no time, all.
     #[test]
     fn a_checked_task_gets_about_forty_seconds_of_timings() {
-        assert_eq!(timings_per_task(360.0, 460), 52);
-        assert_eq!(timings_per_task(76.0, 3284), 1729);
-        assert_eq!(timings_per_task(360.0, 36), 4);
-        assert_eq!(timings_per_task(0.0, 0), usize::MAX);
-        assert_eq!(timings_per_task(0.0, 10), usize::MAX);
+        assert_eq!(timings_per_task(40.0, 360.0, 460), 52);
+        assert_eq!(timings_per_task(40.0, 76.0, 3284), 1729);
+        assert_eq!(timings_per_task(40.0, 360.0, 36), 4);
+        assert_eq!(timings_per_task(40.0, 0.0, 0), usize::MAX);
+        assert_eq!(timings_per_task(40.0, 0.0, 10), usize::MAX);
+        assert_eq!(timings_per_task(320.0, 412.0, 20), 16, "N = 28's 20 pieces in 206 s");
     }
 
     #[test]

@@ -10,6 +10,19 @@ use nqueens_core::{Problem, Task};
 use nqueens_scheduler::RunError;
 use serde::{Deserialize, Serialize};
 
+/// The thread time of timings for each checked task's prediction, unless asked otherwise.
+/// A unit's pieces differ most: a piece's own pairs count 16 times in its unit's
+/// prediction, and at N = 27 (pieces of 0.75 s, 0.3 s of them its own pairs) a check whose
+/// two pieces of the largest unit ran while something slowed the machine for a tenth of a
+/// second predicted that unit at 8.95 s and 7.2 s, where all sixteen, timed apart, predict
+/// 5.6 to 5.8 s; at N = 26 in the default 1.5 GiB a thread, a row set's first slices carry
+/// its later fills' meetings whole (one unit's slices predicted 76 and 90 s, its fourteen
+/// others 3.3 to 3.9 s, for 13.3 s counted), and with ten seconds (4 of 16 pieces a unit)
+/// checks said 1.14 to 1.44 where all sixteen said 0.97 (0.95 to 1.00). At N = 22, 16
+/// descents below a task predicted it at 13.5 to 18.5 s in every plans sweep of seed 1 for
+/// counts of 8.5 to 9.4 s.
+pub const DEFAULT_CHECK_TIMING: Duration = Duration::from_secs(40);
+
 /// How a sample is taken: on as many threads as the count would run, drawn by `seed`,
 /// stopped when `stop` is raised.
 #[derive(Clone, Debug)]
@@ -27,6 +40,10 @@ pub struct Options {
     /// Whether a check profiles the tasks it counts: every part of their work timed and
     /// counted ([`nqueens_core::Profile`]), at the cost of a few clock reads per part.
     pub profile: bool,
+    /// The thread time a check spends on the timings that predict each task it counts:
+    /// more times more of a unit's pieces or more descents below a task, for a ratio that
+    /// rests less on chance. By default [`DEFAULT_CHECK_TIMING`].
+    pub check_timing: Option<Duration>,
     pub stop: Arc<AtomicBool>,
 }
 
@@ -40,6 +57,7 @@ impl Options {
             timed: None,
             sample_time: None,
             profile: false,
+            check_timing: None,
             stop: Arc::new(AtomicBool::new(false)),
         }
     }
