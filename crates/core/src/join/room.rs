@@ -531,6 +531,14 @@ mod pages {
         if start == libc::MAP_FAILED {
             return None;
         }
+        // The arena gives and takes back memory page by page. A system that hands out
+        // larger blocks of pages on a fault (transparent huge pages, or Linux 6.8's
+        // smaller "mTHP" blocks, such as 16 KiB set to `always`) fills pages past the
+        // faulting room's stretch, in freed gaps whose memory was handed back: on a Zen 5
+        // machine with 16 KiB blocks, a thread kept pages it was told to hand back. A
+        // system without the advice refuses it and gives pages one by one anyway.
+        // SAFETY: advice on the mapping just made, which nothing else refers to.
+        unsafe { libc::madvise(start, bytes, libc::MADV_NOHUGEPAGE) };
         Some(Stretch { start: NonNull::new(start.cast())?, bytes })
     }
 
