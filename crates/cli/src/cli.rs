@@ -525,9 +525,10 @@ pub(crate) struct EstimateArgs {
     /// 40s].
     ///
     /// More time times more pieces of each checked unit, or more descents below each
-    /// checked task, so that the ratio rests less on which of them were drawn: at N = 28,
-    /// whose pieces take about 20 thread-seconds each, the default times 2 of a unit's 16,
-    /// and 5m30s all of them.
+    /// checked task, so that the ratio rests less on which of them were drawn. Without it,
+    /// a check times every piece of a unit where they take at most ten thread-minutes in
+    /// all (N = 28 with 9 GiB a thread: 16 pieces of about 20 seconds), and where pieces
+    /// take minutes (N = 28 in 1.5 GiB a thread), 2 of them.
     #[arg(long, value_name = "TIME", value_hint = ValueHint::Other, value_parser = parse_sample_time, requires = "check")]
     pub(crate) check_sample_time: Option<Duration>,
 

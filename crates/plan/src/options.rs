@@ -42,7 +42,8 @@ pub struct Options {
     pub profile: bool,
     /// The thread time a check spends on the timings that predict each task it counts:
     /// more times more of a unit's pieces or more descents below a task, for a ratio that
-    /// rests less on chance. By default [`DEFAULT_CHECK_TIMING`].
+    /// rests less on chance. By default [`DEFAULT_CHECK_TIMING`], or every piece of a
+    /// unit where they take no longer than counting a checked task may.
     pub check_timing: Option<Duration>,
     pub stop: Arc<AtomicBool>,
 }
