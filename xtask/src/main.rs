@@ -54,7 +54,8 @@ Commands:
           [--out results/plans.json] (run as `cargo xtask-release plan`)
           estimate each N's count with the plan crate in this process, then check it by
           counting that many of its tasks whole (none with 0), each predicted from M
-          thread-minutes of timings (2/3 by default), and append the plans
+          core-minutes of timings (by default every piece of a unit where they take ten
+          core-minutes or less, else 2/3), and append the plans
           (core-time, checked ratio, corrected core-time, memory, time on 10,000 cores)
           to the JSON file
   seeds   [--n 20..=27] [--seeds 1..=5] [--threads 2] [--sample-minutes M]

@@ -51,6 +51,10 @@ pub(crate) struct PlanSweep {
     /// What the planned counts may hold in all, where not the default budget per thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) max_memory_bytes: Option<u64>,
+    /// The core-seconds of timings asked for each checked task's prediction, where not the
+    /// plan crate's default (`--check-minutes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) check_timing_s: Option<f64>,
     pub(crate) results: Vec<serde_json::Value>,
 }
 
@@ -140,6 +144,7 @@ impl Plan {
             host: Host::this(),
             threads: self.threads,
             max_memory_bytes: self.max_memory,
+            check_timing_s: self.check_timing.map(|time| time.as_secs_f64()),
             results: Vec::new(),
         };
         print!("{TABLE_HEADER}");

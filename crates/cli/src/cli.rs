@@ -521,13 +521,14 @@ pub(crate) struct EstimateArgs {
     #[arg(long, requires = "check")]
     pub(crate) profile: bool,
 
-    /// The thread time of the timings that predict each checked task (20s, 5m) [default:
-    /// 40s].
+    /// The core time of the timings that predict each checked task (20s, 5m) [default:
+    /// every piece of a checked unit where they take ten core-minutes or less, else 40s].
     ///
-    /// More time times more pieces of each checked unit, or more descents below each
-    /// checked task, so that the ratio rests less on which of them were drawn. Without it,
-    /// a check times every piece of a unit where they take at most ten thread-minutes in
-    /// all (N = 28 with 9 GiB a thread: 16 pieces of about 20 seconds), and where pieces
+    /// The time given replaces the default: as many pieces of each checked unit, or
+    /// descents below each checked task, as take that long at the sample's average time
+    /// each, so that a longer time leaves the ratio less to which were drawn. By default a
+    /// check times every piece of a unit where they take ten core-minutes or less in all
+    /// (N = 28 with 9 GiB a thread: 16 pieces of about 15 to 20 seconds), and where pieces
     /// take minutes (N = 28 in 1.5 GiB a thread), 2 of them.
     #[arg(long, value_name = "TIME", value_hint = ValueHint::Other, value_parser = parse_sample_time, requires = "check")]
     pub(crate) check_sample_time: Option<Duration>,

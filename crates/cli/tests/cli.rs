@@ -330,7 +330,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["estimate", "12", "--sample-time", "2d"], "'2d' is outside 1s to 24h"),
         (&["estimate", "12", "--sample-time", "soon"], "'soon' is not a time"),
         (&["estimate", "12", "--depth", "3"], "--check"),
-        (&["estimate", "12", "--check-sample-time", "5m"], "--check"),
+        (&["estimate", "12", "--check-sample-time", "5m"], "not provided: --check <K>"),
         (&["estimate", "16", "--check", "2", "--check-sample-time", "0.5"], "'0.5' is outside"),
         (
             &["estimate", "16", "--check", "2", "--depth", "99"],

@@ -3,7 +3,7 @@
 //! whole, exactly as a count would; the ratio of the counted time to the predicted says
 //! how far to trust the plan, and corrects it.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use nqueens_core::{Problem, Profile, SolutionsOf, Task};
 use nqueens_random::mix;
@@ -32,8 +32,9 @@ const MOST_DESCENTS_PER_TASK: usize = 256;
 /// pieces cost in precision; a prediction's own spread needs two.
 const LEAST_PIECES_PER_UNIT: usize = 2;
 
-/// The most core-seconds a checked task should take: a user checks a plan of Q(28) in an
-/// hour or two of a laptop's cores.
+/// The most core-seconds a checked task should take, and by default the timings that
+/// predict it where they time a unit's every piece ([`pieces_to_time`]): a user checks a
+/// plan of Q(28) in an hour or two of a laptop's cores.
 pub const MOST_CHECKED_TASK_SECONDS: f64 = 600.0;
 
 /// How many times its split's average the larger tasks a check draws take: N = 25's four,
@@ -199,7 +200,7 @@ pub fn check(
         if sample.timed == Timed::Pieces && problem.children(&from.task)?.is_empty() {
             let mut random = mix(options.seed ^ mix(checked as u64));
             let offered = problem.pieces(&from.task)?.len();
-            let timed = pieces_to_time(options, per_timing, offered, per_unit);
+            let timed = pieces_to_time(options.check_timing, per_timing, offered, per_unit);
             let (pieces, of) = Path::at(&from.task).down_to_pieces(problem, timed, &mut random)?;
             below.push(pieces);
             populations.push(of);
@@ -428,21 +429,26 @@ fn mean_and_error(costs: &[f64], population: Option<usize>) -> (f64, f64) {
     (mean, (squares / (k - 1.0) / k * unsampled).sqrt())
 }
 
-/// How many of a checked unit's `offered` pieces to time, at `per_timing` thread-seconds
-/// each, where the check's time would time `by_time`: all of them where the check's time
-/// is its default and they take no longer than a checked task's count may
+/// How many of a checked unit's `offered` pieces to time, at `per_timing` core-seconds
+/// each (the sample's average), where the check's time would time `by_time`: where no
+/// time was `asked` for, all of them if they take no longer than a checked task's count may
 /// ([`MOST_CHECKED_TASK_SECONDS`]). A unit's later fills' meetings go whole to a few of its
 /// pieces, so that a few pieces mostly miss them: N = 28's check from 3 pieces a unit said
 /// 1.19 (0.98 to 1.40), its three strays 1.56 to 2.01, where all 16 said 0.91 (0.88 to
-/// 0.95) and the same three 0.96 to 0.97, at 7 minutes of 2 threads against 3.
-fn pieces_to_time(options: &Options, per_timing: f64, offered: usize, by_time: usize) -> usize {
+/// 0.95) and the same three 0.96 to 0.97, in 7 minutes of checking on 2 threads against 3.
+fn pieces_to_time(
+    asked: Option<Duration>,
+    per_timing: f64,
+    offered: usize,
+    by_time: usize,
+) -> usize {
     let every_piece_fits = per_timing * offered as f64 <= MOST_CHECKED_TASK_SECONDS;
-    if options.check_timing.is_none() && every_piece_fits { offered } else { by_time }
+    if asked.is_none() && every_piece_fits { offered } else { by_time }
 }
 
 /// How many timings below a checked task take about `per_task` thread-seconds, for a
 /// sample that took `thread_seconds` for its `timings` (its warm-up and builds included,
-/// so somewhat fewer); `usize::MAX` where the sample took no time.
+/// so somewhat fewer); `usize::MAX` where the sample took no time and some is asked for.
 fn timings_per_task(per_task: f64, thread_seconds: f64, timings: usize) -> usize {
     let per_timing = thread_seconds / timings.max(1) as f64;
     // The cast saturates: a timing of no time gives `usize::MAX`.
@@ -603,20 +609,24 @@ mod tests {
         assert_eq!(timings_per_task(40.0, 360.0, 36), 4);
         assert_eq!(timings_per_task(40.0, 0.0, 0), usize::MAX);
         assert_eq!(timings_per_task(40.0, 0.0, 10), usize::MAX);
-        assert_eq!(timings_per_task(320.0, 412.0, 20), 16, "N = 28's 20 pieces in 206 s");
     }
 
     /// A check times every piece of its units by default where they fit in a checked
     /// task's ten core-minutes (N = 28 with 9 GiB a thread: 32 pieces in 3 min 43 s of 2
-    /// threads), else as many as its time allows (N = 28 in the default budget,
-    /// pieces of minutes), and as many as a time asked for allows.
+    /// threads; pieces of no time; pieces of exactly a sixteenth of the ten minutes), else
+    /// as many as its time allows (N = 28 in the default budget, pieces of minutes), and
+    /// as many as a time asked for allows, fewer or more.
     #[test]
     fn a_check_times_every_piece_of_a_unit_where_they_fit() {
-        let default = Options::new(2, 1);
-        assert_eq!(pieces_to_time(&default, 446.0 / 32.0, 16, 3), 16);
-        assert_eq!(pieces_to_time(&default, 150.0, 16, 2), 2);
-        let asked = Options { check_timing: Some(DEFAULT_CHECK_TIMING), ..Options::new(2, 1) };
-        assert_eq!(pieces_to_time(&asked, 446.0 / 32.0, 16, 3), 3);
+        let n28 = 446.0 / 32.0;
+        assert_eq!(pieces_to_time(None, n28, 16, 3), 16);
+        assert_eq!(pieces_to_time(None, 0.0, 16, usize::MAX), 16);
+        assert_eq!(pieces_to_time(None, MOST_CHECKED_TASK_SECONDS / 16.0, 16, 2), 16);
+        assert_eq!(pieces_to_time(None, 150.0, 16, 2), 2);
+        let asked = |seconds| Some(Duration::from_secs(seconds));
+        assert_eq!(pieces_to_time(asked(40), n28, 16, 3), 3);
+        assert_eq!(timings_per_task(320.0, 446.0, 32), 23, "5m20s asked: all 16 and more");
+        assert_eq!(pieces_to_time(asked(320), 150.0, 16, 3), 3);
     }
 
     #[test]

@@ -34,8 +34,6 @@ pub use crate::check::{
     work_by_solutions,
 };
 pub use crate::estimate::{ClusterEstimate, Estimate, cluster, estimate};
-pub use crate::options::{
-    DEFAULT_CHECK_TIMING, Options, PlanError, TaskList, Timed, Unwatched, Watch,
-};
+pub use crate::options::{Options, PlanError, TaskList, Timed, Unwatched, Watch};
 pub use crate::sample::Sample;
 pub use crate::split::{MOST_TASKS, MOST_WANTED, Sharing, TASKS_PER_THREAD, depth_for};

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 /// checks said 1.14 to 1.44 where all sixteen said 0.97 (0.95 to 1.00). At N = 22, 16
 /// descents below a task predicted it at 13.5 to 18.5 s in every plans sweep of seed 1 for
 /// counts of 8.5 to 9.4 s.
-pub const DEFAULT_CHECK_TIMING: Duration = Duration::from_secs(40);
+pub(crate) const DEFAULT_CHECK_TIMING: Duration = Duration::from_secs(40);
 
 /// How a sample is taken: on as many threads as the count would run, drawn by `seed`,
 /// stopped when `stop` is raised.
@@ -42,8 +42,8 @@ pub struct Options {
     pub profile: bool,
     /// The thread time a check spends on the timings that predict each task it counts:
     /// more times more of a unit's pieces or more descents below a task, for a ratio that
-    /// rests less on chance. By default [`DEFAULT_CHECK_TIMING`], or every piece of a
-    /// unit where they take no longer than counting a checked task may.
+    /// rests less on chance. By default forty seconds, or every piece of a unit where they
+    /// take no longer than counting a checked task may; a time asked for replaces both.
     pub check_timing: Option<Duration>,
     pub stop: Arc<AtomicBool>,
 }
