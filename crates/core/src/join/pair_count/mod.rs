@@ -155,11 +155,11 @@ impl Slice {
     /// to 0.995 to 1.017 times; longer runs spread the slices' costs more, as costs change
     /// along the order (0.28 of their mean against 0.22; docs/measurements/estimator.md).
     pub(super) fn holds_group(self, position: usize, groups: usize) -> bool {
-        self.holds(position / self.run(groups))
+        self.holds(position / self.groups_per_run(groups))
     }
 
     /// How many neighbouring groups of a count's `groups` one run deals to a slice.
-    fn run(self, groups: usize) -> usize {
+    fn groups_per_run(self, groups: usize) -> usize {
         (groups / (self.of * RUNS_PER_SLICE)).clamp(1, GROUPS_PER_RUN)
     }
 
@@ -553,7 +553,7 @@ mod tests {
                     holders[0]
                 };
                 let holders: Vec<usize> = (0..groups).map(holder).collect();
-                let run = Slice::nth(0, of).run(groups);
+                let run = Slice::nth(0, of).groups_per_run(groups);
                 assert!((1..=GROUPS_PER_RUN).contains(&run), "{groups} groups: runs of {run}");
                 assert!(run == 1 || groups / run >= of * RUNS_PER_SLICE, "{groups}: {run}");
                 for (position, pair) in holders.windows(2).enumerate() {
