@@ -190,12 +190,11 @@ pub fn check(
     // As many timings as take about the check's time a task, as far as the bounds allow:
     // where they are short, more of them cost the check little and take out what a few
     // leave to chance.
-    let per_task = options.check_timing.unwrap_or(DEFAULT_CHECK_TIMING).as_secs_f64();
-    let timings_within = |least, most| {
-        timings_per_task(per_task, sample.timed_cost, sample.count).clamp(least, most)
-    };
-    let per_unit = timings_within(LEAST_PIECES_PER_UNIT, usize::MAX);
+    // The sample's warm-up and builds are in its time, so somewhat fewer than these.
     let per_timing = sample.timed_cost / sample.count.max(1) as f64;
+    let per_task = options.check_timing.unwrap_or(DEFAULT_CHECK_TIMING).as_secs_f64();
+    let timings_within = |least, most| timings_per_task(per_task, per_timing).clamp(least, most);
+    let per_unit = timings_within(LEAST_PIECES_PER_UNIT, usize::MAX);
     for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
         if sample.timed == Timed::Pieces && problem.children(&from.task)?.is_empty() {
             let mut random = mix(options.seed ^ mix(checked as u64));
@@ -446,11 +445,9 @@ fn pieces_to_time(
     if asked.is_none() && every_piece_fits { offered } else { by_time }
 }
 
-/// How many timings below a checked task take about `per_task` thread-seconds, for a
-/// sample that took `thread_seconds` for its `timings` (its warm-up and builds included,
-/// so somewhat fewer); `usize::MAX` where the sample took no time and some is asked for.
-fn timings_per_task(per_task: f64, thread_seconds: f64, timings: usize) -> usize {
-    let per_timing = thread_seconds / timings.max(1) as f64;
+/// How many timings below a checked task take about `per_task` thread-seconds, at
+/// `per_timing` each; `usize::MAX` where timings take no time and some is asked for.
+fn timings_per_task(per_task: f64, per_timing: f64) -> usize {
     // The cast saturates: a timing of no time gives `usize::MAX`.
     (per_task / per_timing).ceil() as usize
 }
@@ -604,11 +601,11 @@ mod tests {
     /// thread-seconds 1,729 (so 256 descents); timings of ten seconds 4; of no time, all.
     #[test]
     fn a_checked_task_gets_about_forty_seconds_of_timings() {
-        assert_eq!(timings_per_task(40.0, 360.0, 460), 52);
-        assert_eq!(timings_per_task(40.0, 76.0, 3284), 1729);
-        assert_eq!(timings_per_task(40.0, 360.0, 36), 4);
-        assert_eq!(timings_per_task(40.0, 0.0, 0), usize::MAX);
-        assert_eq!(timings_per_task(40.0, 0.0, 10), usize::MAX);
+        assert_eq!(timings_per_task(40.0, 360.0 / 460.0), 52);
+        assert_eq!(timings_per_task(40.0, 76.0 / 3284.0), 1729);
+        assert_eq!(timings_per_task(40.0, 360.0 / 36.0), 4);
+        assert_eq!(timings_per_task(40.0, 0.0 / 1.0), usize::MAX);
+        assert_eq!(timings_per_task(40.0, 0.0 / 10.0), usize::MAX);
     }
 
     /// A check times every piece of its units by default where they fit in a checked
@@ -625,7 +622,7 @@ mod tests {
         assert_eq!(pieces_to_time(None, 150.0, 16, 2), 2);
         let asked = |seconds| Some(Duration::from_secs(seconds));
         assert_eq!(pieces_to_time(asked(40), n28, 16, 3), 3);
-        assert_eq!(timings_per_task(320.0, 446.0, 32), 23, "5m20s asked: all 16 and more");
+        assert_eq!(timings_per_task(320.0, n28), 23, "5m20s asked: all 16 and more");
         assert_eq!(pieces_to_time(asked(320), 150.0, 16, 3), 3);
     }
 
