@@ -198,8 +198,8 @@ pub fn check(
     for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
         if sample.timed == Timed::Pieces && problem.children(&from.task)?.is_empty() {
             let mut random = mix(options.seed ^ mix(checked as u64));
-            let offered = problem.pieces(&from.task)?.len();
-            let timed = pieces_to_time(options.check_timing, per_timing, offered, per_unit);
+            let timed =
+                |offered| pieces_to_time(options.check_timing, per_timing, offered, per_unit);
             let (pieces, of) = Path::at(&from.task).down_to_pieces(problem, timed, &mut random)?;
             below.push(pieces);
             populations.push(of);

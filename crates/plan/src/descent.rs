@@ -258,16 +258,16 @@ impl Path<Task> {
         Ok(self.descend(random, |t| problem.pieces(t), |_| Ok(1.0))?)
     }
 
-    /// From a unit to `count` of its pieces, none twice ([`Path::distinct_steps`]), or to
-    /// all of them where `count` is half of them or more, and from each on to a random
-    /// piece of it where pieces have pieces; with how many pieces the unit has where the
-    /// draws end at them, so that a prediction from their mean may take the finite
-    /// population's correction (none where a draw went further: its error is then two
-    /// stages'). A unit without pieces is its own.
+    /// From a unit to `count(offered)` of its `offered` pieces, none twice
+    /// ([`Path::distinct_steps`]), or to all of them where that is half of them or more,
+    /// and from each on to a random piece of it where pieces have pieces; with how many
+    /// pieces the unit has where the draws end at them, so that a prediction from their
+    /// mean may take the finite population's correction (none where a draw went further:
+    /// its error is then two stages'). A unit without pieces is its own.
     pub(crate) fn down_to_pieces(
         self,
         problem: &Problem,
-        count: usize,
+        count: impl FnOnce(usize) -> usize,
         random: &mut u64,
     ) -> Result<(Vec<Path>, Option<usize>), PlanError> {
         // A unit's pieces are uneven: at N = 26 in the default budget its first slices
@@ -276,6 +276,7 @@ impl Path<Task> {
         // for 4.5 s counted, with no error left to show it. Taking all where half or
         // more are asked costs at most twice what was asked.
         let offered = problem.pieces(&self.task)?;
+        let count = count(offered.len());
         let count = if count.saturating_mul(2) >= offered.len() { offered.len() } else { count };
         let (steps, pieces) = self.distinct_steps(offered, count.max(1), random);
         if pieces == 0 {
@@ -1107,7 +1108,8 @@ mod tests {
         for (seed, (asked, drawn)) in asked_and_drawn.into_iter().enumerate() {
             let mut random = seed as u64;
             let expected = (drawn, Some(all.len()));
-            let (drawn, of) = Path::at(unit).down_to_pieces(&problem, asked, &mut random).unwrap();
+            let (drawn, of) =
+                Path::at(unit).down_to_pieces(&problem, |_| asked, &mut random).unwrap();
             assert_eq!((drawn.len(), of), expected, "{asked}");
             let mut keys: Vec<&[u8]> = drawn.iter().map(|path| path.task.key()).collect();
             keys.sort_unstable();
@@ -1117,7 +1119,7 @@ mod tests {
             assert!(drawn.iter().all(|path| path.weight() == all.len() as f64));
         }
         let piece = &all[0];
-        let (alone, of) = Path::at(piece).down_to_pieces(&problem, 4, &mut 5).unwrap();
+        let (alone, of) = Path::at(piece).down_to_pieces(&problem, |_| 4, &mut 5).unwrap();
         assert_eq!((alone.len(), of, &alone[0].task), (1, Some(1), piece));
     }
 
