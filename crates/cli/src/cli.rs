@@ -529,7 +529,9 @@ pub(crate) struct EstimateArgs {
     /// each, so that a longer time leaves the ratio less to which were drawn. By default a
     /// check times every piece of a unit where they take ten core-minutes or less in all
     /// (N = 28 with 9 GiB a thread: 16 pieces of about 15 to 20 seconds), and where pieces
-    /// take minutes (N = 28 in 1.5 GiB a thread), 2 of them.
+    /// take minutes (N = 28 in 1.5 GiB a thread), 2 of them. A checked task above its units
+    /// (--depth) is predicted from as many of its units as that time allows (by default
+    /// ten core-minutes), at least two, each with every piece where they take half of it.
     #[arg(long, value_name = "TIME", value_hint = ValueHint::Other, value_parser = parse_sample_time, requires = "check")]
     pub(crate) check_sample_time: Option<Duration>,
 

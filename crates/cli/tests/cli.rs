@@ -82,8 +82,8 @@ fn an_estimate_says_what_it_timed_below_the_tasks() {
 
 /// Where the sample timed pieces, a check times pieces of each unit it draws, none twice:
 /// at N = 16 they take microseconds, so every piece of each, and its prediction has no
-/// sampling error left. Above the units (`--depth`), as many descents as the check allows
-/// a task (256), each to a unit's piece.
+/// sampling error left. Above the units (`--depth`), as many units as the check allows a
+/// task (256, the most), each timed as a checked unit is: every piece.
 #[test]
 fn a_check_of_short_pieces_times_every_piece_of_its_units() {
     let args = ["estimate", "16", "--method", "join", "--threads", "2", "--sample", "pieces"];
@@ -98,11 +98,11 @@ fn a_check_of_short_pieces_times_every_piece_of_its_units() {
     let text = String::from_utf8(nqueens(&checked).stdout).unwrap();
     assert_eq!(text.matches("from 16 pieces timed, counted").count(), 2, "{text}");
     // Tasks of the count's list, above their units: each descent reaches a unit of its
-    // own, and the units differ.
+    // own, the units differ, and each unit's pieces are all timed.
     let depth = value["depth"].to_string();
     let above = json(&[&checked[..], &["--depth", &depth, "--json"]].concat());
     let tasks = above["check"]["tasks"].as_array().unwrap();
-    assert!(tasks.iter().all(|task| task["timed_below"] == 256), "{above}");
+    assert!(tasks.iter().all(|task| task["timed_below"] == 256 * 16), "{above}");
     assert!(tasks.iter().any(|task| task["predicted_error_s"].as_f64().unwrap() > 0.0));
 }
 

@@ -23,6 +23,11 @@ const LEAST_DESCENTS_PER_TASK: usize = 16;
 /// ms) 256 take six thread-seconds a task, against the task's count of seconds.
 const MOST_DESCENTS_PER_TASK: usize = 256;
 
+/// The fewest units timed below a checked task above its units where the estimate timed
+/// pieces: units differ (N = 28's checked row sets from 3 to 136 s), so one is no
+/// prediction, and two give the spread between them.
+const LEAST_UNITS_PER_TASK: usize = 2;
+
 /// The fewest pieces timed for each checked unit: every piece walks its unit's first rows
 /// again, which at N = 26 took longer than the unit's own pairs (8 units' 16 pieces each
 /// had not been timed after 4 minutes on 2 threads), and at N = 28 most of a piece's two
@@ -148,12 +153,20 @@ pub fn check_depth(problem: &Problem, sample: &Sample, depth: usize) -> Result<u
     Ok(problem.depth_for(wanted as usize)?.max(depth))
 }
 
-/// What the runner does for one item of a check: a descent below a checked task, timed,
-/// or the task counted whole.
+/// What the runner does for one item of a check: a descent below a checked task to a
+/// piece of one of the units timed for it (or to a unit, or the task above one, each
+/// its own), timed, or the task counted whole.
 #[derive(Clone, Debug)]
 enum Item {
-    Descent { checked: usize, path: Path },
+    Descent { checked: usize, unit: usize, path: Path },
     Whole { checked: usize, task: Task },
+}
+
+/// What is timed below a checked task: the descents to each unit timed for it, and how
+/// many pieces the unit has where the task is that one unit and they end at its pieces.
+struct Below {
+    units: Vec<Vec<Path>>,
+    population: Option<usize>,
 }
 
 /// Each item's checked task, and what it found: a descent's cost, or a count's seconds and
@@ -162,7 +175,7 @@ type Found = Vec<(usize, Finding)>;
 
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 enum Finding {
-    Descent(f64),
+    Descent { unit: usize, cost: f64 },
     Whole { seconds: f64, total: u128, profile: Option<Profile> },
 }
 
@@ -186,7 +199,6 @@ pub fn check(
     let started = Instant::now();
     let chosen = draw(problem, list, depth, count, options.seed)?;
     let mut below = Vec::with_capacity(chosen.len());
-    let mut populations = Vec::with_capacity(chosen.len());
     // As many timings as take about the check's time a task, as far as the bounds allow:
     // where they are short, more of them cost the check little and take out what a few
     // leave to chance.
@@ -195,42 +207,71 @@ pub fn check(
     let per_task = options.check_timing.unwrap_or(DEFAULT_CHECK_TIMING).as_secs_f64();
     let timings_within = |least, most| timings_per_task(per_task, per_timing).clamp(least, most);
     let per_unit = timings_within(LEAST_PIECES_PER_UNIT, usize::MAX);
+    let most = MOST_CHECKED_TASK_SECONDS;
+    let timed = |offered| pieces_to_time(options.check_timing, per_timing, offered, per_unit, most);
     for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
-        if sample.timed == Timed::Pieces && problem.children(&from.task)?.is_empty() {
+        let is_unit = problem.children(&from.task)?.is_empty();
+        if sample.timed == Timed::Pieces && is_unit {
             let mut random = mix(options.seed ^ mix(checked as u64));
-            let timed =
-                |offered| pieces_to_time(options.check_timing, per_timing, offered, per_unit);
             let (pieces, of) = Path::at(&from.task).down_to_pieces(problem, timed, &mut random)?;
-            below.push(pieces);
-            populations.push(of);
+            below.push(Below { units: vec![pieces], population: of });
             continue;
         }
-        // A task above its units (`--depth`) is predicted from descents that each reach a
-        // unit of their own, its units differing as its pieces do.
-        let descents = match sample.timed {
-            Timed::Pieces => timings_within(LEAST_PIECES_PER_UNIT, MOST_DESCENTS_PER_TASK),
-            _ => timings_within(LEAST_DESCENTS_PER_TASK, MOST_DESCENTS_PER_TASK),
-        };
+        // Descents are at most MOST_DESCENTS_PER_TASK, so no two tasks share a stream.
+        let stream =
+            |draw: usize| mix(options.seed ^ mix((checked * MOST_DESCENTS_PER_TASK + draw) as u64));
+        if sample.timed == Timed::Pieces {
+            // A task above its units (`--depth`) is predicted from units of its own, each
+            // timed as a checked unit is (every piece where they fit): one random piece a
+            // unit would leave its later fills' meetings to chance, as a few pieces of a
+            // checked unit do. As many units as the check's time a task allows (by default
+            // a checked task's ten core-minutes), at least two: each unit's pieces all
+            // where they take half that time or less, else as many as half of it allows.
+            let asked = options.check_timing.map(|t| t.as_secs_f64());
+            let half = asked.unwrap_or(MOST_CHECKED_TASK_SECONDS) / LEAST_UNITS_PER_TASK as f64;
+            let per_unit = timings_per_task(half, per_timing).max(LEAST_PIECES_PER_UNIT);
+            let budget = per_unit.saturating_mul(LEAST_UNITS_PER_TASK);
+            let timed =
+                |offered| pieces_to_time(options.check_timing, per_timing, offered, per_unit, half);
+            let unit_at = |draw| {
+                let mut random = stream(draw);
+                let unit = Path::at(&from.task).down_to_unit(problem, &mut random)?;
+                Ok::<_, PlanError>(unit.down_to_pieces(problem, timed, &mut random)?.0)
+            };
+            // Every unit of the join has as many pieces, so the first says how many fit.
+            let first = unit_at(0)?;
+            let units = (budget / first.len()).clamp(LEAST_UNITS_PER_TASK, MOST_DESCENTS_PER_TASK);
+            let others = (1..units).map(unit_at);
+            let units = std::iter::once(Ok(first)).chain(others).collect::<Result<_, _>>()?;
+            below.push(Below { units, population: None });
+            continue;
+        }
+        // A task above its units, or a unit where the estimate timed units or the tasks
+        // above them, is predicted from descents that each reach a unit of their own,
+        // each its own unit.
+        let descents = timings_within(LEAST_DESCENTS_PER_TASK, MOST_DESCENTS_PER_TASK);
         let descents = (0..descents).map(|draw| {
-            // Descents are at most MOST_DESCENTS_PER_TASK, so no two tasks share a stream.
-            let stream = checked * MOST_DESCENTS_PER_TASK + draw;
-            let mut random = mix(options.seed ^ mix(stream as u64));
+            let mut random = stream(draw);
             let unit = Path::at(&from.task).down_to_unit(problem, &mut random)?;
-            match sample.timed {
-                Timed::Pieces => unit.down_to_piece(problem, &mut random),
-                _ => Ok(unit.cut_at(sample.cut)),
-            }
+            Ok(vec![unit.cut_at(sample.cut)])
         });
-        below.push(descents.collect::<Result<Vec<Path>, PlanError>>()?);
-        populations.push(None);
+        let units = descents.collect::<Result<Vec<Vec<Path>>, PlanError>>()?;
+        below.push(Below { units, population: None });
     }
     // Each task's first descent, then each one's second, and so on: a stall of the
     // machine falls on the descents then under way, of several tasks, not on one task's.
+    let timed_below: Vec<Vec<(usize, &Path)>> = (below.iter())
+        .map(|b| {
+            (b.units.iter().enumerate())
+                .flat_map(|(unit, paths)| paths.iter().map(move |path| (unit, path)))
+                .collect()
+        })
+        .collect();
     let mut items = Vec::new();
-    for round in 0..below.iter().map(Vec::len).max().unwrap_or(0) {
-        for (checked, paths) in below.iter().enumerate() {
-            if let Some(path) = paths.get(round) {
-                items.push(Item::Descent { checked, path: path.clone() });
+    for round in 0..timed_below.iter().map(Vec::len).max().unwrap_or(0) {
+        for (checked, paths) in timed_below.iter().enumerate() {
+            if let Some(&(unit, path)) = paths.get(round) {
+                items.push(Item::Descent { checked, unit, path: path.clone() });
             }
         }
     }
@@ -245,9 +286,10 @@ pub fn check(
         items,
         move |item: &Item| {
             let found = match item {
-                Item::Descent { checked, path } => {
+                Item::Descent { checked, unit, path } => {
                     let measured = gate.time(&solver, &path.task, || solver.measure(&path.task))?;
-                    (*checked, Finding::Descent(path.cost(&measured.charges)))
+                    let cost = path.cost(&measured.charges);
+                    (*checked, Finding::Descent { unit: *unit, cost })
                 }
                 Item::Whole { checked, task } if profile => {
                     let (counts, profile) =
@@ -289,12 +331,12 @@ pub fn check(
             profile: None,
         })
         .collect();
-    let mut costs: Vec<Vec<f64>> =
-        below.iter().map(|paths| Vec::with_capacity(paths.len())).collect();
+    let mut costs: Vec<Vec<Vec<f64>>> =
+        below.iter().map(|b| vec![Vec::new(); b.units.len()]).collect();
     for (checked, finding) in report.result {
         let task = &mut tasks[checked];
         match finding {
-            Finding::Descent(cost) => costs[checked].push(cost),
+            Finding::Descent { unit, cost } => costs[checked][unit].push(cost),
             Finding::Whole { seconds, total, profile } => {
                 (task.counted_s, task.total, task.profile) = (seconds, total, profile);
             }
@@ -305,9 +347,9 @@ pub fn check(
         tasks.iter().filter_map(|task| task.profile.as_ref()).for_each(|p| sum.add(p));
         sum
     });
-    for ((task, costs), population) in tasks.iter_mut().zip(&costs).zip(populations) {
-        (task.predicted_s, task.predicted_error_s) = mean_and_error(costs, population);
-        task.timed_below = costs.len();
+    for ((task, units), below) in tasks.iter_mut().zip(&costs).zip(&below) {
+        (task.predicted_s, task.predicted_error_s) = predicted(units, below.population);
+        task.timed_below = units.iter().map(Vec::len).sum();
     }
     let (ratio, ratio_low, ratio_high) = ratio_of(&tasks).ok_or(PlanError::NothingToCheck)?;
     let core_ns_per_solution = per_solution_of(&tasks).map(|found| found.map(|s| 1e9 * s));
@@ -411,6 +453,20 @@ fn counted_over(
     Some([ratio, (ratio - margin).max(0.0), ratio + margin])
 }
 
+/// A checked task's prediction and its standard error from what the timings below it
+/// cost, by the unit each was timed in: one unit's pieces by their mean, with the finite
+/// `population`'s correction; else each unit's mean, the units drawn independently, so
+/// that their spread carries that of their pieces too (two-stage sampling).
+fn predicted(units: &[Vec<f64>], population: Option<usize>) -> (f64, f64) {
+    match units {
+        [pieces] => mean_and_error(pieces, population),
+        _ => {
+            let mean = |costs: &Vec<f64>| costs.iter().sum::<f64>() / costs.len().max(1) as f64;
+            mean_and_error(&units.iter().map(mean).collect::<Vec<f64>>(), None)
+        }
+    }
+}
+
 /// The mean of `costs` and its standard error (none from one cost): drawn with
 /// replacement, or none twice from a `population` of that many, the whole of which leaves
 /// no error.
@@ -430,8 +486,8 @@ fn mean_and_error(costs: &[f64], population: Option<usize>) -> (f64, f64) {
 
 /// How many of a checked unit's `offered` pieces to time, at `per_timing` core-seconds
 /// each (the sample's average), where the check's time would time `by_time`: where no
-/// time was `asked` for, all of them if they take no longer than a checked task's count may
-/// ([`MOST_CHECKED_TASK_SECONDS`]). A unit's later fills' meetings go whole to a few of its
+/// time was `asked` for, all of them if they take no longer than `within` seconds (a
+/// checked task's count's at most, [`MOST_CHECKED_TASK_SECONDS`], or a share of it). A unit's later fills' meetings go whole to a few of its
 /// pieces, so that a few pieces mostly miss them: N = 28's check from 3 pieces a unit said
 /// 1.19 (0.98 to 1.40), its three strays 1.56 to 2.01, where all 16 said 0.91 (0.88 to
 /// 0.95) and the same three 0.96 to 0.97, in 7 minutes of checking on 2 threads against 3.
@@ -440,8 +496,9 @@ fn pieces_to_time(
     per_timing: f64,
     offered: usize,
     by_time: usize,
+    within: f64,
 ) -> usize {
-    let every_piece_fits = per_timing * offered as f64 <= MOST_CHECKED_TASK_SECONDS;
+    let every_piece_fits = per_timing * offered as f64 <= within;
     if asked.is_none() && every_piece_fits { offered } else { by_time }
 }
 
@@ -511,6 +568,20 @@ mod tests {
         let (_, half) = mean_and_error(&[12.0, 17.0], Some(4));
         assert!((half - 2.5 / 2f64.sqrt()).abs() < 1e-12, "{half}");
         assert_eq!(mean_and_error(&[12.0, 17.0, 11.0, 14.0], Some(4)), (13.5, 0.0));
+    }
+
+    /// A task is predicted by the means of the units timed below it: one unit's pieces
+    /// with the finite population's correction, several units by the spread of their
+    /// means, however many pieces each had; descents that are each their own unit, by
+    /// their plain mean.
+    #[test]
+    fn units_below_a_task_predict_it_by_their_means() {
+        let unit = vec![12.0, 17.0, 11.0, 14.0];
+        assert_eq!(predicted(std::slice::from_ref(&unit), Some(4)), (13.5, 0.0));
+        assert_eq!(predicted(&[vec![12.0, 17.0]], None), (14.5, 2.5));
+        assert_eq!(predicted(&[unit, vec![18.0]], None), (15.75, 2.25));
+        let descents = [vec![12.0], vec![17.0], vec![11.0]];
+        assert_eq!(predicted(&descents, None), mean_and_error(&[12.0, 17.0, 11.0], None));
     }
 
     #[test]
@@ -612,18 +683,24 @@ mod tests {
     /// task's ten core-minutes (N = 28 with 9 GiB a thread: 32 pieces in 3 min 43 s of 2
     /// threads; pieces of no time; pieces of exactly a sixteenth of the ten minutes), else
     /// as many as its time allows (N = 28 in the default budget, pieces of minutes), and
-    /// as many as a time asked for allows, fewer or more.
+    /// as many as a time asked for allows, fewer or more; below a task above its units,
+    /// within half the time (pieces of 17.5 s, as N = 28's with 9 GiB a thread, all 16;
+    /// of 25 s, twelve).
     #[test]
     fn a_check_times_every_piece_of_a_unit_where_they_fit() {
+        let most = MOST_CHECKED_TASK_SECONDS;
         let n28 = 446.0 / 32.0;
-        assert_eq!(pieces_to_time(None, n28, 16, 3), 16);
-        assert_eq!(pieces_to_time(None, 0.0, 16, usize::MAX), 16);
-        assert_eq!(pieces_to_time(None, MOST_CHECKED_TASK_SECONDS / 16.0, 16, 2), 16);
-        assert_eq!(pieces_to_time(None, 150.0, 16, 2), 2);
+        assert_eq!(pieces_to_time(None, n28, 16, 3, most), 16);
+        assert_eq!(pieces_to_time(None, 0.0, 16, usize::MAX, most), 16);
+        assert_eq!(pieces_to_time(None, MOST_CHECKED_TASK_SECONDS / 16.0, 16, 2, most), 16);
+        assert_eq!(pieces_to_time(None, 150.0, 16, 2, most), 2);
         let asked = |seconds| Some(Duration::from_secs(seconds));
-        assert_eq!(pieces_to_time(asked(40), n28, 16, 3), 3);
+        assert_eq!(pieces_to_time(asked(40), n28, 16, 3, most), 3);
         assert_eq!(timings_per_task(320.0, n28), 23, "5m20s asked: all 16 and more");
-        assert_eq!(pieces_to_time(asked(320), 150.0, 16, 3), 3);
+        assert_eq!(pieces_to_time(asked(320), 150.0, 16, 3, most), 3);
+        // Each of the two or more units timed below a task above them gets half the time.
+        assert_eq!(pieces_to_time(None, 17.5, 16, 18, most / 2.0), 16);
+        assert_eq!(pieces_to_time(None, 25.0, 16, 12, most / 2.0), 12);
     }
 
     #[test]
