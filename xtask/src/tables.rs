@@ -393,14 +393,14 @@ fn estimates(checks: &Checks) -> String {
     out
 }
 
-/// The README's plans table: the latest sweep of `cargo xtask plan`, with its machine.
+/// The README's plans table: the latest sweep of `cargo xtask-release plan`, with its machine.
 fn plan_table(plans: &Plans) -> String {
     let Some(sweep) = plans.plans.last() else { return String::new() };
     let memory = sweep.max_memory_bytes.map_or_else(String::new, |bytes| {
         format!(" (counts holding at most {:.0} GiB)", bytes as f64 / (1u64 << 30) as f64)
     });
     let mut out = format!(
-        "Predicted by `cargo xtask plan` (`results/plans.json`) on {}, {} threads{memory}, \
+        "Predicted by `cargo xtask-release plan` (`results/plans.json`) on {}, {} threads{memory}, \
          {}, {}.\n\n{}",
         sweep.timestamp_utc,
         sweep.threads,

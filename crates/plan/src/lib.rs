@@ -15,6 +15,10 @@
 //! wall time is then the time its workers take over tasks of those costs, served in the
 //! order the runner serves them.
 //!
+//! Every time here is thread time, the seconds one worker thread is busy, because that is
+//! what a timing measures and what the runner's workers add up. The CLI and xtask print it
+//! as core time, the word a cluster bills in: a count runs one worker on each core.
+//!
 //! The crate knows the engines only through [`Problem`]'s neutral terms: tasks, their
 //! children and pieces, and the charges of a timing. It runs its samples on the
 //! scheduler's [`Runner`](nqueens_scheduler::Runner), reports their progress to a
