@@ -210,8 +210,7 @@ pub fn check(
     let most = MOST_CHECKED_TASK_SECONDS;
     let timed = |offered| pieces_to_time(options.check_timing, per_timing, offered, per_unit, most);
     for (checked, Drawn { path: from, .. }) in chosen.iter().enumerate() {
-        let is_unit = problem.children(&from.task)?.is_empty();
-        if sample.timed == Timed::Pieces && is_unit {
+        if sample.timed == Timed::Pieces && problem.children(&from.task)?.is_empty() {
             let mut random = mix(options.seed ^ mix(checked as u64));
             let (pieces, of) = Path::at(&from.task).down_to_pieces(problem, timed, &mut random)?;
             below.push(Below { units: vec![pieces], population: of });
@@ -487,10 +486,11 @@ fn mean_and_error(costs: &[f64], population: Option<usize>) -> (f64, f64) {
 /// How many of a checked unit's `offered` pieces to time, at `per_timing` core-seconds
 /// each (the sample's average), where the check's time would time `by_time`: where no
 /// time was `asked` for, all of them if they take no longer than `within` seconds (a
-/// checked task's count's at most, [`MOST_CHECKED_TASK_SECONDS`], or a share of it). A unit's later fills' meetings go whole to a few of its
-/// pieces, so that a few pieces mostly miss them: N = 28's check from 3 pieces a unit said
-/// 1.19 (0.98 to 1.40), its three strays 1.56 to 2.01, where all 16 said 0.91 (0.88 to
-/// 0.95) and the same three 0.96 to 0.97, in 7 minutes of checking on 2 threads against 3.
+/// checked task's count's at most, [`MOST_CHECKED_TASK_SECONDS`], or a share of it). A
+/// unit's later fills' meetings go whole to a few of its pieces, so that a few pieces
+/// mostly miss them: N = 28's check from 3 pieces a unit said 1.19 (0.98 to 1.40), its
+/// three strays 1.56 to 2.01, where all 16 said 0.91 (0.88 to 0.95) and the same three
+/// 0.96 to 0.97, in 7 minutes of checking on 2 threads against 3.
 fn pieces_to_time(
     asked: Option<Duration>,
     per_timing: f64,
