@@ -147,14 +147,25 @@ impl<T: Keyed> Path<T> {
         finer: impl Fn(&T) -> Result<Vec<T>, E>,
         size: impl Fn(&T) -> Result<f64, E>,
     ) -> Result<bool, E> {
+        *random = mix(*random);
+        self.step_at(unit_interval(*random), finer, size)
+    }
+
+    /// One step down, if `finer` offers any, to the finer task at `place` (in [0, 1)) of
+    /// their sizes laid end to end: whether it was taken.
+    fn step_at<E>(
+        &mut self,
+        place: f64,
+        finer: impl Fn(&T) -> Result<Vec<T>, E>,
+        size: impl Fn(&T) -> Result<f64, E>,
+    ) -> Result<bool, E> {
         let tasks = finer(&self.task)?;
         let sizes = tasks.iter().map(&size).collect::<Result<Vec<f64>, _>>()?;
         let all: f64 = sizes.iter().sum();
         if tasks.is_empty() || all <= 0.0 {
             return Ok(false);
         }
-        *random = mix(*random);
-        let mut point = all * unit_interval(*random);
+        let mut point = all * place;
         let chosen = sizes.iter().position(|&size| {
             point -= size;
             point < 0.0
@@ -258,6 +269,20 @@ impl Path<Task> {
         Ok(self.descend(random, |t| problem.pieces(t), |_| Ok(1.0))?)
     }
 
+    /// From a unit to its piece at `place` (in [0, 1)) of its pieces in their order, and
+    /// on to a random piece of that where pieces have pieces.
+    fn down_to_piece_at(
+        mut self,
+        problem: &Problem,
+        place: f64,
+        random: &mut u64,
+    ) -> Result<Path, PlanError> {
+        if self.step_at(place, |t| problem.pieces(t), |_| Ok(1.0))? {
+            return self.down_to_piece(problem, random);
+        }
+        Ok(self)
+    }
+
     /// From a unit to `count(offered)` of its `offered` pieces, none twice
     /// ([`Path::distinct_steps`]), or to all of them where that is half of them or more,
     /// and from each on to a random piece of it where pieces have pieces; with how many
@@ -298,8 +323,21 @@ struct Draw {
     piece: Path,
 }
 
-/// `count` descents into `list` drawn by `seed`, one task of every stratum in turn.
-fn draw(problem: &Problem, list: &[Task], count: usize, seed: u64) -> Result<Vec<Draw>, PlanError> {
+/// A draw before its piece is chosen, with the random word its descent goes on with.
+struct DrawnUnit {
+    index: usize,
+    unit: Path,
+    random: u64,
+}
+
+/// `count` descents into `list` drawn by `seed`, one task of every stratum in turn, each
+/// to a unit.
+fn draw(
+    problem: &Problem,
+    list: &[Task],
+    count: usize,
+    seed: u64,
+) -> Result<Vec<DrawnUnit>, PlanError> {
     let indices: Vec<usize> = (0..list.len()).collect();
     let strata = strata(list.len());
     let mut draws = Vec::with_capacity(count);
@@ -311,12 +349,68 @@ fn draw(problem: &Problem, list: &[Task], count: usize, seed: u64) -> Result<Vec
             }
             let mut random = mix(seed ^ mix(draws.len() as u64));
             let unit = Path::at(&list[index]).down_to_unit(problem, &mut random)?;
-            let piece = unit.clone().down_to_piece(problem, &mut random)?;
-            draws.push(Draw { index, unit, piece });
+            draws.push(DrawnUnit { index, unit, random });
         }
         round += 1;
     }
     Ok(draws)
+}
+
+/// The place in its unit (in [0, 1), of its pieces in their order) of the piece of each
+/// of `count` draws in the order they are timed: every round of `round` draws from the
+/// first takes one place in each `round`-th of the range, in random order. Each draw's
+/// piece is still any of its unit's as likely, whatever its unit, so the estimate stays
+/// unbiased; but a unit's pieces differ by their place (a row set of the join too large
+/// for its memory deals its later fills' meetings whole to its first slices, at N = 26 10
+/// to 25 times the others' cost, design-notes "Slices"), and pieces drawn at random
+/// caught those places in any share of the draws, which moved N = 28's estimate from seed
+/// to seed. Drawn in rounds as long as a unit has pieces, every place has its share of
+/// any run of draws, to within one draw.
+fn piece_places(count: usize, round: usize, seed: u64) -> Vec<f64> {
+    // A stream of its own, so that the units drawn stay those of the seed.
+    let mut random = SplitMix64::new(mix(seed ^ 0x91ace5));
+    let round = round.max(1);
+    let mut places = Vec::with_capacity(count + round);
+    while places.len() < count {
+        let mut order: Vec<usize> = (0..round).collect();
+        random.shuffle(&mut order);
+        for place in order {
+            let place = (place as f64 + unit_interval(random.next_u64())) / round as f64;
+            // Rounding may reach the range's end.
+            places.push(place.min(1.0 - f64::EPSILON));
+        }
+    }
+    places.truncate(count);
+    places
+}
+
+/// The drawn `units` each on to its piece at its place of [`piece_places`], in rounds as
+/// long as the first unit with pieces has. The `warm_ups` at the end are timed first, and
+/// join a sample of long pieces, so they take the first places and the sample's draws
+/// the places after them.
+fn to_pieces(
+    problem: &Problem,
+    units: Vec<DrawnUnit>,
+    warm_ups: usize,
+    seed: u64,
+) -> Result<Vec<Draw>, PlanError> {
+    let mut round = 1;
+    for drawn in &units {
+        round = problem.pieces(&drawn.unit.task)?.len();
+        if round > 0 {
+            break;
+        }
+    }
+    let mut places = piece_places(units.len(), round, seed);
+    let warm_ups = warm_ups.min(places.len());
+    places.rotate_left(warm_ups);
+    (units.into_iter().zip(places))
+        .map(|(drawn, place)| {
+            let DrawnUnit { index, unit, mut random } = drawn;
+            let piece = unit.clone().down_to_piece_at(problem, place, &mut random)?;
+            Ok(Draw { index, unit, piece })
+        })
+        .collect()
 }
 
 /// Puts `draws` in the list's order, by the `stratum` of each: in runs of 1, 2, 4, ...
@@ -430,7 +524,7 @@ pub(crate) fn sample(
     // The time of the pilot and the climb; the sample proper may go on longer by default.
     let pilot_time = options.sample_time.unwrap_or(MOST_DESCENT_TIME);
     let warm_up = WARM_UP_PER_THREAD * threads;
-    let mut all_draws = draw(problem, &list, MOST_DESCENTS + warm_up, options.seed)?;
+    let mut units = draw(problem, &list, MOST_DESCENTS + warm_up, options.seed)?;
     let strata = Strata::of(list.len());
     let pilot_size = (PILOT_PER_THREAD * threads).min(MOST_DESCENTS);
     // The pilot's draws and a round of every stratum after them stay in random order: a
@@ -439,9 +533,10 @@ pub(crate) fn sample(
     // climb of units that passes them judges its later levels on draws from one part of
     // the list, which decides the level, not the estimate (those timings are left out).
     let in_random_order = (pilot_size + strata.sizes.len()).min(MOST_DESCENTS);
-    in_list_order(&mut all_draws[in_random_order..MOST_DESCENTS], strata.sizes.len(), |d| {
+    in_list_order(&mut units[in_random_order..MOST_DESCENTS], strata.sizes.len(), |d| {
         strata.stratum_of(d.index)
     });
+    let all_draws = to_pieces(problem, units, warm_up, options.seed)?;
     let draws = &all_draws[..MOST_DESCENTS];
     let has_pieces = draws.iter().any(|d| d.piece.task != d.unit.task);
     let list_len = list.iter().map(|task| task.key().len()).min().unwrap_or(0);
@@ -921,6 +1016,9 @@ mod tests {
 
     const DEPTH: usize = 4;
 
+    /// The join's slices of a row set.
+    const PLACES: usize = 16;
+
     fn hash(key: &[u8]) -> u64 {
         key.iter().fold(0x5eed, |h, &b| mix(h ^ u64::from(b)))
     }
@@ -1090,6 +1188,85 @@ mod tests {
             paths.iter().map(|(path, chance)| chance * path.cost(&charges(&path.task))).sum();
         let exact = exact(&root);
         assert!((expected / exact - 1.0).abs() < 1e-12, "{expected} against {exact}");
+    }
+
+    #[test]
+    fn every_round_of_draws_takes_each_place_of_the_pieces_once() {
+        let places = piece_places(5 * PLACES + 3, PLACES, 7);
+        assert_eq!(places.len(), 5 * PLACES + 3);
+        assert!(places.iter().all(|place| (0.0..1.0).contains(place)));
+        for round in places.chunks(PLACES) {
+            let mut taken: Vec<usize> =
+                round.iter().map(|place| (place * PLACES as f64) as usize).collect();
+            taken.sort_unstable();
+            taken.dedup();
+            assert_eq!(taken.len(), round.len(), "{round:?}");
+        }
+        assert_ne!(places, piece_places(5 * PLACES + 3, PLACES, 8), "the seed draws the order");
+    }
+
+    /// The join's draws in the order they are timed, the warm-ups first: every round of
+    /// a row set's 16 slices takes each slice once.
+    #[test]
+    fn the_joins_draws_take_each_slice_once_a_round_from_the_warm_ups_on() {
+        let problem = Problem::new(13, Method::Join).unwrap();
+        let list = problem.tasks(2).unwrap();
+        let (drawn, warm_ups) = (3 * PLACES + 5, 4);
+        let units = draw(&problem, &list, drawn + warm_ups, 9).unwrap();
+        let draws = to_pieces(&problem, units, warm_ups, 9).unwrap();
+        let (sample, warm) = draws.split_at(drawn);
+        let timed: Vec<&Draw> = warm.iter().chain(sample).collect();
+        for round in timed.chunks(PLACES) {
+            let mut slices: Vec<u8> = (round.iter())
+                .map(|d| {
+                    let (unit, piece) = (d.unit.task.key(), d.piece.task.key());
+                    assert_eq!((piece.len(), &piece[..unit.len()]), (unit.len() + 1, unit));
+                    piece[unit.len()]
+                })
+                .collect();
+            slices.sort_unstable();
+            slices.dedup();
+            assert_eq!(slices.len(), round.len());
+        }
+    }
+
+    /// A unit whose first piece holds most of its cost, as a join row set's first slices
+    /// hold its later fills' meetings: a round of draws at their places predicts it
+    /// exactly, where as many at random places catch the heavy piece in any share.
+    #[test]
+    fn a_round_of_places_predicts_a_unit_of_uneven_pieces_exactly() {
+        let unit = Key(vec![0; DEPTH]);
+        let slices = |k: &Key| -> Result<Vec<Key>, Infallible> {
+            let pieces = if k.0.len() == DEPTH { PLACES as u8 } else { 0 };
+            Ok((0..pieces).map(|b| Key([k.0.clone(), vec![b]].concat())).collect())
+        };
+        let cost = |k: &Key| if k.0[DEPTH] == 0 { 100.0 } else { 1.0 };
+        let whole = 100.0 + (PLACES - 1) as f64;
+        let predict = |pieces: Vec<Path<Key>>| {
+            pieces.iter().map(|path| path.weight() * cost(&path.task)).sum::<f64>()
+                / pieces.len() as f64
+        };
+        for seed in 0..20 {
+            let at_places = (piece_places(PLACES, PLACES, seed).into_iter())
+                .map(|place| {
+                    let mut path = Path::at(&unit);
+                    assert!(path.step_at(place, slices, |_| Ok(1.0)).unwrap());
+                    path
+                })
+                .collect();
+            assert_eq!(predict(at_places), whole, "seed {seed}");
+        }
+        let at_random: Vec<f64> = (0..20)
+            .map(|seed| {
+                let mut random = seed;
+                predict(
+                    (0..PLACES)
+                        .map(|_| Path::at(&unit).descend(&mut random, slices, |_| Ok(1.0)).unwrap())
+                        .collect(),
+                )
+            })
+            .collect();
+        assert!(at_random.iter().any(|&predicted| predicted != whole), "{at_random:?}");
     }
 
     /// A unit's pieces drawn none twice: as many as asked, or all of them where half or
