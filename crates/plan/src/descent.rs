@@ -359,7 +359,7 @@ fn draw(
 /// The place in its unit (in [0, 1), of its pieces in their order) of the piece of each
 /// of `count` draws in the order they are timed: every round of `round` draws from the
 /// first takes one place in each `round`-th of the range, in random order, so that every
-/// place has its share of any run of draws, to within one. Each draw's piece is still any
+/// place has its share of the draws from the first to any, to within one. Each draw's piece is still any
 /// of its unit's as likely, whatever its unit, so the estimate stays unbiased. A unit's
 /// pieces differ by their place (a row set of the join too large for its memory deals its
 /// later fills' meetings whole to its first slices, at N = 26 10 to 25 times the others'
