@@ -147,15 +147,20 @@ impl<T: Keyed> Path<T> {
         finer: impl Fn(&T) -> Result<Vec<T>, E>,
         size: impl Fn(&T) -> Result<f64, E>,
     ) -> Result<bool, E> {
-        *random = mix(*random);
-        self.step_at(unit_interval(*random), finer, size)
+        // The word moves on only for a step taken, as it always has, so that what a seed
+        // draws after a descent (a check's pieces below its unit) stays what it was.
+        let place = || {
+            *random = mix(*random);
+            unit_interval(*random)
+        };
+        self.step_at(place, finer, size)
     }
 
-    /// One step down, if `finer` offers any, to the finer task at `place` (in [0, 1)) of
+    /// One step down, if `finer` offers any, to the finer task at `place()` (in [0, 1)) of
     /// their sizes laid end to end: whether it was taken.
     fn step_at<E>(
         &mut self,
-        place: f64,
+        place: impl FnOnce() -> f64,
         finer: impl Fn(&T) -> Result<Vec<T>, E>,
         size: impl Fn(&T) -> Result<f64, E>,
     ) -> Result<bool, E> {
@@ -165,7 +170,7 @@ impl<T: Keyed> Path<T> {
         if tasks.is_empty() || all <= 0.0 {
             return Ok(false);
         }
-        let mut point = all * place;
+        let mut point = all * place();
         let chosen = sizes.iter().position(|&size| {
             point -= size;
             point < 0.0
@@ -277,7 +282,7 @@ impl Path<Task> {
         place: f64,
         random: &mut u64,
     ) -> Result<Path, PlanError> {
-        if self.step_at(place, |t| problem.pieces(t), |_| Ok(1.0))? {
+        if self.step_at(|| place, |t| problem.pieces(t), |_| Ok(1.0))? {
             return self.down_to_piece(problem, random);
         }
         Ok(self)
@@ -359,13 +364,13 @@ fn draw(
 /// The place in its unit (in [0, 1), of its pieces in their order) of the piece of each
 /// of `count` draws in the order they are timed: every round of `round` draws from the
 /// first takes one place in each `round`-th of the range, in random order, so that every
-/// place has its share of the draws from the first to any, to within one. Each draw's piece is still any
-/// of its unit's as likely, whatever its unit, so the estimate stays unbiased. A unit's
-/// pieces differ by their place (a row set of the join too large for its memory deals its
-/// later fills' meetings whole to its first slices, at N = 26 10 to 25 times the others'
-/// cost), and random places caught the dear ones in any share of the draws: five seeds
-/// of N = 28 spread 1.26 largest over smallest with random places, 1.16 in rounds
-/// (docs/design-notes.md, "The sample").
+/// place has its share of the draws from the first to any, to within one. Each draw's
+/// piece is still any of its unit's as likely, whatever its unit, so the estimate stays
+/// unbiased. A unit's pieces differ by their place (a row set of the join too large for
+/// its memory deals its later fills' meetings whole to its first slices, at N = 26 10 to
+/// 25 times the others' cost), and random places caught the dear ones in any share of the
+/// draws: five seeds of N = 28 spread 1.26 largest over smallest with random places, 1.16
+/// in rounds (docs/design-notes.md, "The sample").
 fn piece_places(count: usize, round: usize, seed: u64) -> Vec<f64> {
     // A stream of its own, so that the units drawn stay those of the seed.
     let mut random = SplitMix64::new(mix(seed ^ 0x91ace5));
@@ -1250,7 +1255,7 @@ mod tests {
             let at_places = (piece_places(PLACES, PLACES, seed).into_iter())
                 .map(|place| {
                     let mut path = Path::at(&unit);
-                    assert!(path.step_at(place, slices, |_| Ok(1.0)).unwrap());
+                    assert!(path.step_at(|| place, slices, |_| Ok(1.0)).unwrap());
                     path
                 })
                 .collect();
