@@ -12,6 +12,16 @@ pub(crate) struct Host {
     pub(crate) os: String,
     pub(crate) kernel: String,
     pub(crate) cpu_model: String,
+    /// The processor's family and model numbers, which tell apart generations that share
+    /// a model name (an "AMD EPYC" is a Zen 3, 4 or 5), and its first-level data cache per
+    /// core, which the join's speed follows; `None` in files written before they were
+    /// recorded, or where the system does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cpu_family: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cpu_model_number: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) l1d_bytes: Option<u64>,
     pub(crate) logical_cpus: usize,
     pub(crate) physical_cores: usize,
     pub(crate) memory_bytes: u64,
@@ -59,6 +69,31 @@ fn command(program: &str, args: &[&str]) -> String {
         .unwrap_or_default()
 }
 
+/// The number after the colon of the first `field` line of `/proc/cpuinfo`'s text.
+fn cpuinfo_number(cpuinfo: &str, field: &str) -> Option<u32> {
+    let line = cpuinfo.lines().find(|l| l.split(':').next().map(str::trim) == Some(field))?;
+    line.split_once(':')?.1.trim().parse().ok()
+}
+
+/// The first CPU's first-level data cache, from a size such as `48K` in sysfs.
+fn l1d_bytes() -> Option<u64> {
+    let data =
+        (0..8).map(|i| format!("/sys/devices/system/cpu/cpu0/cache/index{i}")).find(|dir| {
+            read(&format!("{dir}/level")) == "1" && read(&format!("{dir}/type")) == "Data"
+        })?;
+    cache_bytes(&read(&format!("{data}/size")))
+}
+
+fn cache_bytes(size: &str) -> Option<u64> {
+    let (digits, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit())?);
+    let scale = match unit {
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        _ => return None,
+    };
+    Some(digits.parse::<u64>().ok()? * scale)
+}
+
 /// Whether the first processor's flags in `cpuinfo` include `flag`.
 fn has_flag(cpuinfo: &str, flag: &str) -> bool {
     cpuinfo
@@ -97,6 +132,9 @@ impl Host {
                 read("/proc/sys/kernel/osrelease")
             ),
             cpu_model,
+            cpu_family: cpuinfo_number(&cpuinfo, "cpu family"),
+            cpu_model_number: cpuinfo_number(&cpuinfo, "model"),
+            l1d_bytes: l1d_bytes(),
             logical_cpus: num_cpus::get(),
             physical_cores: num_cpus::get_physical(),
             memory_bytes: memory_kib * 1024,
@@ -115,8 +153,15 @@ impl Host {
         } else {
             format!(" with {}", self.instruction_sets.join(", "))
         };
+        let family = match (self.cpu_family, self.cpu_model_number) {
+            (Some(family), Some(model)) => format!(" (family {family} model {model})"),
+            _ => String::new(),
+        };
+        let l1d = self
+            .l1d_bytes
+            .map_or(String::new(), |bytes| format!(", {} KiB first-level data cache", bytes >> 10));
         format!(
-            "{}{sets}, {} logical CPUs ({} physical cores), {:.0} GiB, {}; {}",
+            "{}{family}{sets}{l1d}, {} logical CPUs ({} physical cores), {:.0} GiB, {}; {}",
             self.cpu_model,
             self.logical_cpus,
             self.physical_cores,
@@ -188,4 +233,21 @@ pub(crate) fn timestamp() -> (u64, String) {
         time % 60
     );
     (seconds, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_processors_family_and_model_are_read_apart_from_its_name() {
+        let cpuinfo = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\n\
+                       model\t\t: 2\nmodel name\t: AMD EPYC\n\nprocessor\t: 1\nmodel\t\t: 9\n";
+        assert_eq!(cpuinfo_number(cpuinfo, "cpu family"), Some(26));
+        assert_eq!(cpuinfo_number(cpuinfo, "model"), Some(2));
+        assert_eq!(cpuinfo_number("processor\t: 0\n", "model"), None);
+        assert_eq!(cache_bytes("48K"), Some(48 << 10));
+        assert_eq!(cache_bytes("1M"), Some(1 << 20));
+        assert_eq!(cache_bytes("32"), None);
+    }
 }

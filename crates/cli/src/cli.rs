@@ -488,10 +488,10 @@ pub(crate) struct EstimateArgs {
     /// Time units or pieces of them, whatever their size.
     ///
     /// Where a count's tasks are too large to time, the sample times random units below
-    /// them (the finest tasks a count runs whole: for the join, one row set; where units
-    /// take under 20 ms, the tasks above them that take longer), or pieces of units where
-    /// units are too large for the sample's time [default: units where enough of them fit
-    /// in the sample's time, else pieces].
+    /// them (the finest tasks a count runs whole; where units take under 20 ms, the tasks
+    /// above them that take longer), or pieces of units where units are too large for the
+    /// sample's time [default: units where enough of them fit in the sample's time, else
+    /// pieces].
     #[arg(long, value_name = "WHAT", value_enum)]
     pub(crate) sample: Option<SampleChoice>,
 
@@ -525,7 +525,7 @@ pub(crate) struct EstimateArgs {
     /// every piece of a checked unit where they take ten core-minutes or less, else 40s].
     ///
     /// The time given replaces the default: as many pieces of each checked unit, or
-    /// descents below each checked task, as take that long at the sample's average time
+    /// finer tasks within each checked task, as take that long at the sample's average time
     /// each, so that a longer time leaves the ratio less to which were drawn. By default a
     /// check times every piece of a unit where they take ten core-minutes or less in all
     /// (N = 28 with 9 GiB a thread: 16 pieces of about 15 to 20 seconds), and where pieces

@@ -176,8 +176,8 @@ fn by_solutions(check: &Check, known: SolutionsOf, estimate: &Estimate) -> Optio
 fn refuse_unchecked(problem: &Problem, tasks: &[nqueens_core::Task]) -> anyhow::Result<()> {
     match tasks.first() {
         Some(task) if problem.children(task)?.is_empty() => Err(usage!(
-            "--check needs tasks with finer tasks below them to predict them by (the join's \
-             above its row sets); the {} method's estimate of N = {} times whole tasks already",
+            "--check needs tasks that split into finer ones to predict them by, as the join's \
+             do; the {} method's estimate of N = {} timed its whole tasks already",
             problem.method(),
             problem.n()
         )),

@@ -8,6 +8,13 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct Host {
     /// The processor's model name, or the architecture where the system does not say.
     pub(crate) cpu_model: String,
+    /// The processor's family and model numbers, which tell apart generations that share
+    /// a model name (an "AMD EPYC" may be a Zen 3, 4 or 5); absent where the system does
+    /// not say, and in reports written before they were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cpu_family: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cpu_model_number: Option<u32>,
     pub(crate) logical_cpus: usize,
     /// The instruction sets of the kernels that this processor has (`avx512f`,
     /// `avx512_vpopcntdq`, `avx2`, `bmi2`).
@@ -25,6 +32,8 @@ impl Host {
         };
         Host {
             cpu_model: model_name(&cpuinfo).unwrap_or(std::env::consts::ARCH).to_owned(),
+            cpu_family: number(&cpuinfo, "cpu family"),
+            cpu_model_number: number(&cpuinfo, "model"),
             logical_cpus: num_cpus::get(),
             instruction_sets: nqueens_core::instruction_sets()
                 .into_iter()
@@ -40,6 +49,12 @@ fn model_name(cpuinfo: &str) -> Option<&str> {
     Some(line.split_once(':')?.1.trim())
 }
 
+/// The number after the colon of the first `field` line of `/proc/cpuinfo`'s text.
+fn number(cpuinfo: &str, field: &str) -> Option<u32> {
+    let line = cpuinfo.lines().find(|line| line.split(':').next().map(str::trim) == Some(field))?;
+    line.split_once(':')?.1.trim().parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +65,9 @@ mod tests {
                        flags\t\t: fpu avx2\n\nprocessor\t: 1\nmodel name\t: Other\n";
         assert_eq!(model_name(cpuinfo), Some("AMD EPYC 7B13"));
         assert_eq!(model_name("processor\t: 0\n"), None);
+        let zen5 = "processor\t: 0\ncpu family\t: 26\nmodel\t\t: 2\nmodel name\t: AMD EPYC\n\n\
+                    processor\t: 1\nmodel\t\t: 9\n";
+        assert_eq!((number(zen5, "cpu family"), number(zen5, "model")), (Some(26), Some(2)));
+        assert_eq!(number(cpuinfo, "model"), None);
     }
 }

@@ -59,6 +59,11 @@ fn count_json_has_the_documented_shape() {
     let host = &value["host"];
     assert!(!host["cpu_model"].as_str().unwrap().is_empty(), "{host}");
     assert!(host["logical_cpus"].as_u64().unwrap() >= 1, "{host}");
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    if cpuinfo.lines().any(|line| line.starts_with("cpu family")) {
+        assert!(host["cpu_family"].as_u64().is_some(), "{host}");
+        assert!(host["cpu_model_number"].as_u64().is_some(), "{host}");
+    }
     let sets = host["instruction_sets"].as_array().unwrap();
     let kernel = value["kernel"].as_str().unwrap();
     if kernel != "scalar" {
@@ -323,7 +328,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["estimate", "18", "--method", "join", "--max-memory", "1M"], "than the 1.0 MiB allowed"),
         (
             &["estimate", "12", "--method", "eightfold", "--check", "2"],
-            "--check needs tasks with finer tasks",
+            "--check needs tasks that split into finer ones",
         ),
         (&["estimate", "12", "--check", "0"], "must be at least 1"),
         (&["estimate", "12", "--sample-time", "0.5"], "'0.5' is outside 1s to 24h"),
