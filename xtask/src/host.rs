@@ -69,10 +69,11 @@ fn command(program: &str, args: &[&str]) -> String {
         .unwrap_or_default()
 }
 
-/// The number after the colon of the first `field` line of `/proc/cpuinfo`'s text.
-fn cpuinfo_number(cpuinfo: &str, field: &str) -> Option<u32> {
-    let line = cpuinfo.lines().find(|l| l.split(':').next().map(str::trim) == Some(field))?;
-    line.split_once(':')?.1.trim().parse().ok()
+/// The value of the first line of `/proc/cpuinfo`'s text named `name`: the first
+/// processor's, where it has one.
+fn cpuinfo_field<'a>(cpuinfo: &'a str, name: &str) -> Option<&'a str> {
+    let line = cpuinfo.lines().find(|l| l.split(':').next().map(str::trim) == Some(name))?;
+    Some(line.split_once(':')?.1.trim())
 }
 
 /// The first CPU's first-level data cache, from a size such as `48K` in sysfs.
@@ -105,14 +106,9 @@ fn has_flag(cpuinfo: &str, flag: &str) -> bool {
 impl Host {
     pub(crate) fn this() -> Host {
         let cpuinfo = read("/proc/cpuinfo");
-        let cpu_model = cpuinfo
-            .lines()
-            .find(|l| l.starts_with("model name"))
-            .and_then(|l| l.split_once(':'))
-            .map_or_else(
-                || std::env::consts::ARCH.to_owned(),
-                |(_, model)| model.trim().to_owned(),
-            );
+        let cpu_model =
+            cpuinfo_field(&cpuinfo, "model name").unwrap_or(std::env::consts::ARCH).to_owned();
+        let number = |name| cpuinfo_field(&cpuinfo, name).and_then(|value| value.parse().ok());
         let memory_kib: u64 = read("/proc/meminfo")
             .lines()
             .find(|l| l.starts_with("MemTotal:"))
@@ -132,8 +128,8 @@ impl Host {
                 read("/proc/sys/kernel/osrelease")
             ),
             cpu_model,
-            cpu_family: cpuinfo_number(&cpuinfo, "cpu family"),
-            cpu_model_number: cpuinfo_number(&cpuinfo, "model"),
+            cpu_family: number("cpu family"),
+            cpu_model_number: number("model"),
             l1d_bytes: l1d_bytes(),
             logical_cpus: num_cpus::get(),
             physical_cores: num_cpus::get_physical(),
@@ -243,9 +239,10 @@ mod tests {
     fn the_processors_family_and_model_are_read_apart_from_its_name() {
         let cpuinfo = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\n\
                        model\t\t: 2\nmodel name\t: AMD EPYC\n\nprocessor\t: 1\nmodel\t\t: 9\n";
-        assert_eq!(cpuinfo_number(cpuinfo, "cpu family"), Some(26));
-        assert_eq!(cpuinfo_number(cpuinfo, "model"), Some(2));
-        assert_eq!(cpuinfo_number("processor\t: 0\n", "model"), None);
+        assert_eq!(cpuinfo_field(cpuinfo, "cpu family"), Some("26"));
+        assert_eq!(cpuinfo_field(cpuinfo, "model"), Some("2"));
+        assert_eq!(cpuinfo_field(cpuinfo, "model name"), Some("AMD EPYC"));
+        assert_eq!(cpuinfo_field("processor\t: 0\n", "model"), None);
         assert_eq!(cache_bytes("48K"), Some(48 << 10));
         assert_eq!(cache_bytes("1M"), Some(1 << 20));
         assert_eq!(cache_bytes("32"), None);

@@ -31,9 +31,9 @@ impl Host {
             String::new()
         };
         Host {
-            cpu_model: model_name(&cpuinfo).unwrap_or(std::env::consts::ARCH).to_owned(),
-            cpu_family: number(&cpuinfo, "cpu family"),
-            cpu_model_number: number(&cpuinfo, "model"),
+            cpu_model: field(&cpuinfo, "model name").unwrap_or(std::env::consts::ARCH).to_owned(),
+            cpu_family: field(&cpuinfo, "cpu family").and_then(|family| family.parse().ok()),
+            cpu_model_number: field(&cpuinfo, "model").and_then(|model| model.parse().ok()),
             logical_cpus: num_cpus::get(),
             instruction_sets: nqueens_core::instruction_sets()
                 .into_iter()
@@ -43,16 +43,11 @@ impl Host {
     }
 }
 
-/// The first processor's model name in the text of `/proc/cpuinfo`.
-fn model_name(cpuinfo: &str) -> Option<&str> {
-    let line = cpuinfo.lines().find(|line| line.starts_with("model name"))?;
+/// The value of the first line of `/proc/cpuinfo`'s text named `name`: the first
+/// processor's, where it has one.
+fn field<'a>(cpuinfo: &'a str, name: &str) -> Option<&'a str> {
+    let line = cpuinfo.lines().find(|line| line.split(':').next().map(str::trim) == Some(name))?;
     Some(line.split_once(':')?.1.trim())
-}
-
-/// The number after the colon of the first `field` line of `/proc/cpuinfo`'s text.
-fn number(cpuinfo: &str, field: &str) -> Option<u32> {
-    let line = cpuinfo.lines().find(|line| line.split(':').next().map(str::trim) == Some(field))?;
-    line.split_once(':')?.1.trim().parse().ok()
 }
 
 #[cfg(test)]
@@ -63,11 +58,11 @@ mod tests {
     fn the_model_name_is_the_first_processors() {
         let cpuinfo = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n\
                        flags\t\t: fpu avx2\n\nprocessor\t: 1\nmodel name\t: Other\n";
-        assert_eq!(model_name(cpuinfo), Some("AMD EPYC 7B13"));
-        assert_eq!(model_name("processor\t: 0\n"), None);
+        assert_eq!(field(cpuinfo, "model name"), Some("AMD EPYC 7B13"));
+        assert_eq!(field("processor\t: 0\n", "model name"), None);
         let zen5 = "processor\t: 0\ncpu family\t: 26\nmodel\t\t: 2\nmodel name\t: AMD EPYC\n\n\
                     processor\t: 1\nmodel\t\t: 9\n";
-        assert_eq!((number(zen5, "cpu family"), number(zen5, "model")), (Some(26), Some(2)));
-        assert_eq!(number(cpuinfo, "model"), None);
+        assert_eq!((field(zen5, "cpu family"), field(zen5, "model")), (Some("26"), Some("2")));
+        assert_eq!(field(cpuinfo, "model"), None);
     }
 }

@@ -369,8 +369,7 @@ fn draw(
 /// unbiased. A unit's pieces differ by their place (a row set of the join too large for
 /// its memory deals its later fills' meetings whole to its first slices, at N = 26 10 to
 /// 25 times the others' cost), and random places caught the dear ones in any share of the
-/// draws: five seeds of N = 28 spread 1.26 largest over smallest with random places, 1.16
-/// in rounds (docs/design-notes.md, "The sample").
+/// draws (what that did to N = 28's seeds: docs/design-notes.md, "The sample").
 fn piece_places(count: usize, round: usize, seed: u64) -> Vec<f64> {
     // A stream of its own, so that the units drawn stay those of the seed.
     let mut random = SplitMix64::new(mix(seed ^ 0x91ace5));
