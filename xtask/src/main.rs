@@ -63,7 +63,9 @@ Commands:
           (run as `cargo xtask-release seeds`)
           estimate each N's count once per seed with the plan crate in this process,
           print the core-hours of each and the largest over the smallest, and append
-          them to the JSON file
+          them to the JSON file; a reference count of N = 18 on every thread before
+          each seed and after the last times the machine's speed, and the last column
+          is the spread with each seed taken at the seeds' median speed
   plan and seeds with --max-memory-gib G plan counts that hold G GiB in all, as
   `nqueens count --max-memory` does, instead of the join's default budget per thread
   eta     --log FILE

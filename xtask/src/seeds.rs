@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use nqueens_core::Problem;
+use nqueens_core::{Counts, Method, Problem};
 use nqueens_plan::{Options, TaskList};
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +15,17 @@ use crate::workspace::Appending;
 /// How far the estimates of one board may stray from each other: the largest over the
 /// smallest, less one.
 const AGREEMENT: f64 = 0.15;
+
+/// The board of the reference count taken before each seed and after the last: the same
+/// work every time, so that its time says how fast the machine runs. Seeds run one after
+/// another, for hours from N = 26, on shared machines whose speed drifts: N = 22 counted in
+/// 410 s to 490 s on one Zen 5 in one day, and a seed of N = 28 sampled a fifth longer
+/// than the others in the same 28 minutes (docs/measurements/plans.md).
+const REFERENCE_N: usize = 18;
+
+/// Reference counts taken each time, of which the median is kept: the first of a process
+/// builds the join's tables.
+const REFERENCE_RUNS: usize = 3;
 
 pub(crate) struct Seeds {
     pub(crate) ns: Vec<usize>,
@@ -64,9 +75,10 @@ impl Seeds {
         }
         let within = format!("within {:.0}%", 100.0 * AGREEMENT);
         println!(
-            "| N | kernel | core-time by seed | largest / smallest | {within} | by time alone |"
+            "| N | kernel | core-time by seed | largest / smallest | {within} | by time alone \
+             | reference count of N = {REFERENCE_N} | at one speed |"
         );
-        println!("| ---: | --- | --- | ---: | --- | ---: |");
+        println!("| ---: | --- | --- | ---: | --- | ---: | --- | ---: |");
         let saved = Appending::<SeedSweeps>::open(&self.out)?;
         let mut sweep = SeedSweep {
             timestamp_utc: timestamp().1,
@@ -87,9 +99,17 @@ impl Seeds {
                 memory_per_thread_bytes,
                 spread: 0.0,
             });
+            let reference = Problem::new(REFERENCE_N, Method::Join)
+                .and_then(|p| p.with_kernel(problem.kernel()))
+                .map_err(|e| format!("the reference count: {e}"))?;
+            let mut before = reference_seconds(&reference, self.threads)?;
             for &seed in &self.seeds {
-                let estimate =
+                let mut estimate =
                     self.estimate(&problem, &list, seed).map_err(|e| format!("N = {n}: {e}"))?;
+                let after = reference_seconds(&reference, self.threads)?;
+                estimate["reference_before_s"] = before.into();
+                estimate["reference_after_s"] = after.into();
+                before = after;
                 sweep.boards.last_mut().expect("pushed above").add(estimate);
                 saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
             }
@@ -117,6 +137,41 @@ impl Seeds {
     }
 }
 
+/// How long the machine takes now for the same work: the median wall time, in seconds, of
+/// [`REFERENCE_RUNS`] whole counts of `reference`, one on each of `threads` threads at
+/// once, as a sample keeps them all busy. Each count is checked against the published one.
+fn reference_seconds(reference: &Problem, threads: usize) -> Result<f64, String> {
+    let failed = |e: nqueens_core::Error| format!("the reference count: {e}");
+    let tasks = reference.tasks(0).map_err(failed)?;
+    let count_all = || {
+        (tasks.iter())
+            .try_fold(Counts::default(), |sum, task| sum.merge(&reference.solve(task, false)?))
+    };
+    let mut runs = Vec::with_capacity(REFERENCE_RUNS);
+    for _ in 0..REFERENCE_RUNS {
+        let started = Instant::now();
+        let counted = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads.max(1)).map(|_| scope.spawn(count_all)).collect();
+            let joined = workers.into_iter().map(|w| w.join().expect("a reference count panicked"));
+            joined.collect::<Result<Vec<Counts>, nqueens_core::Error>>()
+        });
+        let seconds = started.elapsed().as_secs_f64();
+        for counts in counted.map_err(failed)? {
+            let outcome = reference.finish(&counts).map_err(failed)?;
+            let known = reference.known_solutions().map(|known| known.total);
+            if known != Some(outcome.total as f64) {
+                return Err(format!(
+                    "the reference count of N = {REFERENCE_N} found {} solutions",
+                    outcome.total
+                ));
+            }
+        }
+        runs.push(seconds);
+    }
+    runs.sort_by(f64::total_cmp);
+    Ok(runs[runs.len() / 2])
+}
+
 impl Board {
     /// Adds an estimate, and takes the spread of them all.
     fn add(&mut self, estimate: serde_json::Value) {
@@ -127,10 +182,39 @@ impl Board {
     /// The largest over the smallest of the estimates' `field`, less one.
     fn spread_of(&self, field: &str) -> f64 {
         let hours = self.estimates.iter().map(|e| e[field].as_f64().unwrap_or(f64::NAN));
-        let most = hours.clone().fold(f64::NAN, f64::max);
-        let least = hours.fold(f64::NAN, f64::min);
-        most / least - 1.0
+        spread(hours)
     }
+
+    /// Each seed's core-hours at the speed the machine had across all of them: scaled by
+    /// the median of the seeds' reference times over its own (the mean of the counts before
+    /// and after it), so that a seed sampled while the machine ran slow is taken as if it
+    /// had not. Empty for sweeps without reference counts.
+    fn at_one_speed(&self) -> Vec<f64> {
+        let reference = |e: &serde_json::Value| {
+            let before = e["reference_before_s"].as_f64()?;
+            let after = e["reference_after_s"].as_f64()?;
+            Some((before + after) / 2.0)
+        };
+        let Some(references) = self.estimates.iter().map(reference).collect::<Option<Vec<_>>>()
+        else {
+            return Vec::new();
+        };
+        let mut sorted = references.clone();
+        sorted.sort_by(f64::total_cmp);
+        let Some(&middle) = sorted.get(sorted.len() / 2) else {
+            return Vec::new();
+        };
+        (self.estimates.iter().zip(&references))
+            .map(|(e, own)| e["core_hours"].as_f64().unwrap_or(f64::NAN) * middle / own)
+            .collect()
+    }
+}
+
+/// The largest over the smallest of `values`, less one.
+fn spread(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    let most = values.clone().fold(f64::NAN, f64::max);
+    let least = values.fold(f64::NAN, f64::min);
+    most / least - 1.0
 }
 
 /// A board's estimates as a row of the table [`Seeds::run`] prints.
@@ -142,13 +226,25 @@ fn row(board: &Board) -> String {
     // Where the work is the cost per solution times the solutions known, the spread the
     // same draws' time alone would have had.
     let alone = board.spread_of("core_hours_by_time_alone");
+    let references: Vec<String> = (board.estimates.iter())
+        .filter_map(|e| e["reference_before_s"].as_f64())
+        .chain(board.estimates.last().and_then(|e| e["reference_after_s"].as_f64()))
+        .map(|seconds| format!("{seconds:.2} s"))
+        .collect();
+    let at_one_speed = board.at_one_speed();
+    let at_one_speed = if at_one_speed.is_empty() {
+        String::new()
+    } else {
+        format!("{:.2}", 1.0 + spread(at_one_speed.iter().copied()))
+    };
     format!(
-        "| {} | {} | {} | {:.2} | {within} | {:.2} |",
+        "| {} | {} | {} | {:.2} | {within} | {:.2} | {} | {at_one_speed} |",
         board.n,
         board.kernel,
         hours.join(", "),
         1.0 + board.spread,
-        1.0 + alone
+        1.0 + alone,
+        references.join(", ")
     )
 }
 
@@ -159,5 +255,64 @@ fn work(hours: f64) -> String {
         seconds if seconds < 6000.0 => format!("{:.1} core-min", seconds / 60.0),
         _ if hours < 100.0 => format!("{hours:.2} core-hours"),
         _ => core_time(hours),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(estimates: Vec<serde_json::Value>) -> Board {
+        let mut board = Board {
+            n: 28,
+            kernel: "avx512".to_owned(),
+            estimates: Vec::new(),
+            memory_per_thread_bytes: None,
+            spread: 0.0,
+        };
+        for estimate in estimates {
+            board.add(estimate);
+        }
+        board
+    }
+
+    fn timed(core_hours: f64, before: f64, after: f64) -> serde_json::Value {
+        serde_json::json!({
+            "core_hours": core_hours,
+            "core_hours_by_time_alone": core_hours,
+            "reference_before_s": before,
+            "reference_after_s": after,
+        })
+    }
+
+    #[test]
+    fn a_seed_sampled_while_the_machine_ran_slow_is_taken_at_the_others_speed() {
+        // The second seed's machine took a fifth longer for the reference, and its
+        // estimate came out a fifth higher: at one speed, the three agree.
+        let board =
+            board(vec![timed(10.0, 1.0, 1.0), timed(12.0, 1.1, 1.3), timed(10.0, 1.0, 1.0)]);
+        assert!((board.spread - 0.2).abs() < 1e-9);
+        let at_one_speed = board.at_one_speed();
+        assert_eq!(at_one_speed.len(), 3);
+        for hours in &at_one_speed {
+            assert!((hours - 10.0).abs() < 1e-9, "{at_one_speed:?}");
+        }
+        let row = row(&board);
+        assert!(row.contains("| 1.00 s, 1.10 s, 1.00 s, 1.00 s | 1.00 |"), "{row}");
+    }
+
+    #[test]
+    fn a_steady_machine_leaves_the_spread_as_it_was() {
+        let board = board(vec![timed(10.0, 2.0, 2.0), timed(13.0, 2.0, 2.0)]);
+        let at_one_speed = board.at_one_speed();
+        assert!((spread(at_one_speed.iter().copied()) - board.spread).abs() < 1e-9);
+    }
+
+    #[test]
+    fn sweeps_before_the_reference_counts_have_no_speed_to_take() {
+        let old = |hours: f64| serde_json::json!({ "core_hours": hours, "core_hours_by_time_alone": hours });
+        let board = board(vec![old(9.0), old(10.0)]);
+        assert!(board.at_one_speed().is_empty());
+        assert!(row(&board).ends_with("| 1.11 |  |  |"), "{}", row(&board));
     }
 }
