@@ -18,9 +18,10 @@ const AGREEMENT: f64 = 0.15;
 
 /// The board of the reference count taken before each seed and after the last: the same
 /// work every time, so that its time says how fast the machine runs. Seeds run one after
-/// another, for hours from N = 26, on shared machines whose speed drifts: N = 22 counted in
-/// 410 s to 490 s on one Zen 5 in one day, and a seed of N = 28 sampled a fifth longer
-/// than the others in the same 28 minutes (docs/measurements/plans.md).
+/// another, for hours from N = 26, on shared machines whose speed drifts: on one Zen 5 the
+/// same five seeds of N = 22 estimated 14% less core-time 80 minutes apart, and a seed of
+/// N = 28 sampled a fifth longer than the others in the same 28 minutes
+/// (docs/measurements/plans.md).
 const REFERENCE_N: usize = 18;
 
 /// Reference counts taken each time, of which the median is kept: the first of a process
