@@ -9,6 +9,7 @@ use nqueens_plan::{Options, TaskList};
 use serde::{Deserialize, Serialize};
 
 use crate::host::{Build, Host, timestamp};
+use crate::measure::Stats;
 use crate::plan::{Lines, core_time, count_list};
 use crate::workspace::Appending;
 
@@ -148,6 +149,7 @@ fn reference_seconds(reference: &Problem, threads: usize) -> Result<f64, String>
         (tasks.iter())
             .try_fold(Counts::default(), |sum, task| sum.merge(&reference.solve(task, false)?))
     };
+    let known = reference.known_solutions().map(|known| known.total);
     let mut runs = Vec::with_capacity(REFERENCE_RUNS);
     for _ in 0..REFERENCE_RUNS {
         let started = Instant::now();
@@ -158,19 +160,16 @@ fn reference_seconds(reference: &Problem, threads: usize) -> Result<f64, String>
         });
         let seconds = started.elapsed().as_secs_f64();
         for counts in counted.map_err(failed)? {
-            let outcome = reference.finish(&counts).map_err(failed)?;
-            let known = reference.known_solutions().map(|known| known.total);
-            if known != Some(outcome.total as f64) {
+            if known != Some(counts.total as f64) || counts.thirds != 0 {
                 return Err(format!(
                     "the reference count of N = {REFERENCE_N} found {} solutions",
-                    outcome.total
+                    counts.total
                 ));
             }
         }
         runs.push(seconds);
     }
-    runs.sort_by(f64::total_cmp);
-    Ok(runs[runs.len() / 2])
+    Ok(Stats::of(&runs).median)
 }
 
 impl Board {
@@ -196,17 +195,13 @@ impl Board {
             let after = e["reference_after_s"].as_f64()?;
             Some((before + after) / 2.0)
         };
-        let Some(references) = self.estimates.iter().map(reference).collect::<Option<Vec<_>>>()
-        else {
+        let references = self.estimates.iter().map(reference).collect::<Option<Vec<_>>>();
+        let Some(references) = references.filter(|references| !references.is_empty()) else {
             return Vec::new();
         };
-        let mut sorted = references.clone();
-        sorted.sort_by(f64::total_cmp);
-        let Some(&middle) = sorted.get(sorted.len() / 2) else {
-            return Vec::new();
-        };
+        let median = Stats::of(&references).median;
         (self.estimates.iter().zip(&references))
-            .map(|(e, own)| e["core_hours"].as_f64().unwrap_or(f64::NAN) * middle / own)
+            .map(|(e, own)| e["core_hours"].as_f64().unwrap_or(f64::NAN) * median / own)
             .collect()
     }
 }
@@ -300,6 +295,17 @@ mod tests {
         }
         let row = row(&board);
         assert!(row.contains("| 1.00 s, 1.10 s, 1.00 s, 1.00 s | 1.00 |"), "{row}");
+    }
+
+    #[test]
+    fn the_reference_count_is_timed_and_checked_against_the_published_count() {
+        let board = Problem::new(10, Method::Join).unwrap();
+        assert!(reference_seconds(&board, 2).unwrap() > 0.0);
+        // A count whose solutions are not the published ones is refused, not timed.
+        let plain = Problem::new(10, Method::Plain).unwrap();
+        let placed = plain.with_placement(&[(0, 0)]).unwrap();
+        let refused = reference_seconds(&placed, 2).unwrap_err();
+        assert!(refused.contains("found"), "{refused}");
     }
 
     #[test]
