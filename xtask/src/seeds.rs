@@ -108,11 +108,15 @@ impl Seeds {
             for &seed in &self.seeds {
                 let mut estimate =
                     self.estimate(&problem, &list, seed).map_err(|e| format!("N = {n}: {e}"))?;
-                let after = reference_seconds(&reference, self.threads)?;
                 estimate["reference_before_s"] = before.into();
-                estimate["reference_after_s"] = after.into();
-                before = after;
-                sweep.boards.last_mut().expect("pushed above").add(estimate);
+                let board = sweep.boards.last_mut().expect("pushed above");
+                board.add(estimate);
+                // Saved before the count after it, which must not lose a sample of minutes.
+                saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+                before = reference_seconds(&reference, self.threads)?;
+                let board = sweep.boards.last_mut().expect("pushed above");
+                board.estimates.last_mut().expect("added above")["reference_after_s"] =
+                    before.into();
                 saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
             }
             println!("{}", row(sweep.boards.last().expect("pushed above")));
