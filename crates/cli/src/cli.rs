@@ -540,6 +540,15 @@ pub(crate) struct EstimateArgs {
     #[arg(long, value_name = "K", value_hint = ValueHint::Other, requires = "check")]
     pub(crate) depth: Option<usize>,
 
+    /// Write every timing the estimate rests on to FILE, as JSON.
+    ///
+    /// One entry per timing, in the order they ended: the list task it was drawn from and
+    /// its stratum, the key of what was timed and how many like it that task holds, its
+    /// seconds, when it ended, and the cost and solutions it says its task holds. The
+    /// file is written once the sample ends, before any check, and replaced whole.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub(crate) timings: Option<PathBuf>,
+
     /// The seed of the sample: the same seed draws the same tasks.
     #[arg(long, value_name = "S", value_hint = ValueHint::Other, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_seed)]
     pub(crate) seed: u64,

@@ -3,13 +3,16 @@
 
 use std::cell::Cell;
 use std::num::NonZeroUsize;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use nqueens_core::{ENGINE_IDENTITY, Method, Problem, Profile, SolutionsOf};
 use nqueens_plan::{
-    Check, ClusterEstimate, Estimate, Options, TaskList, Timed, Watch, check_depth,
+    Check, ClusterEstimate, Estimate, Options, Sample, SampledTiming, TaskList, Timed, Watch,
+    check_depth,
 };
 use nqueens_scheduler::Prediction;
 use serde::Serialize;
@@ -41,6 +44,9 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     let problem = spec::board(&args.board, &[])?;
+    if let Some(path) = &args.timings {
+        check_writable(path)?;
+    }
     let plan = check_memory(problem, threads, args.board.max_memory)?;
     let problem = plan.problem;
     let count = RunSpec::new(problem.clone(), None, nqueens_plan::Sharing::Alone { threads })?;
@@ -80,6 +86,11 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     else {
         return Ok(stopped(&signals));
     };
+    // Written before anything else can fail, and reported after the estimate is printed,
+    // so that neither loses the other.
+    let timings_written = (args.timings.as_deref())
+        .map(|path| write_timings(path, &problem, &estimate, &sample))
+        .transpose();
     // Whole tasks hold what the count's threads will; measured before any other sample.
     // Units and pieces are seldom the largest, which is what a count's worker holds at its
     // peak: the engine predicts that.
@@ -148,7 +159,60 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         (text, result)
     };
     output::print_result(&printed, &result)?;
+    timings_written?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a timings file whose folder does not exist, before a sample of an hour.
+fn check_writable(path: &Path) -> anyhow::Result<()> {
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        anyhow::bail!("cannot write timings to {}: no folder {}", path.display(), folder.display());
+    }
+    Ok(())
+}
+
+/// What `--timings` writes: the sample's every timing, with what it sampled.
+#[derive(Serialize)]
+struct TimingsFile<'a> {
+    n: usize,
+    method: Method,
+    kernel: &'static str,
+    threads: usize,
+    seed: u64,
+    sampled: Timed,
+    sampled_list_tasks: usize,
+    timings: &'a [SampledTiming],
+    host: Host,
+    engine: &'static str,
+    build: Build,
+}
+
+fn write_timings(
+    path: &Path,
+    problem: &Problem,
+    estimate: &Estimate,
+    sample: &Sample,
+) -> anyhow::Result<()> {
+    let file = TimingsFile {
+        n: problem.n(),
+        method: problem.method(),
+        kernel: problem.kernel().name(),
+        threads: estimate.threads,
+        seed: estimate.seed,
+        sampled: estimate.sampled,
+        sampled_list_tasks: estimate.sampled_list_tasks,
+        timings: sample.timings(),
+        host: Host::this(),
+        engine: ENGINE_IDENTITY,
+        build: Build::this(),
+    };
+    let json = serde_json::to_string(&file)?;
+    nqueens_scheduler::write_atomically(path, format!("{json}\n").as_bytes())
+        .with_context(|| format!("cannot write timings to {}", path.display()))
 }
 
 /// The plan by the checked tasks' own cost per solution times the count's `known`

@@ -16,7 +16,9 @@ use nqueens_scheduler::{
 
 use crate::gate::Gate;
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
-use crate::sample::{NOT_CUT, PerSolution, RUN_TO_RUN, Sample, unit_interval, with_noise};
+use crate::sample::{
+    NOT_CUT, PerSolution, RUN_TO_RUN, Sample, SampledTiming, unit_interval, with_noise,
+};
 use crate::whole::WARM_UP_PER_THREAD;
 
 /// The longest the descents may run unless the options say otherwise, or the sample is
@@ -447,7 +449,12 @@ struct Timing {
     /// Whether it timed the draw's piece, else its unit's path cut at `cut`.
     piece: bool,
     cut: usize,
+    /// The length of the timed task's key, and how many like it its list task holds.
+    key_len: usize,
+    weight: f64,
     seconds: f64,
+    /// When it ended, from the sample's start.
+    ended_s: f64,
     cost: f64,
     /// The solutions the draw says its list task holds: the timed task's, weighed as a
     /// charge it owns is.
@@ -552,6 +559,8 @@ pub(crate) fn sample(
     // N = 26's heap, and twice that copied (docs/measurements/memory.md).
     let of_draws: Vec<(usize, f64)> =
         all_draws.iter().map(|d| (d.index, d.piece.weight() / d.unit.weight())).collect();
+    // Whatever a draw times, unit, piece or a task above them, its key begins the piece's.
+    let piece_keys: Vec<Box<[u8]>> = all_draws.iter().map(|d| d.piece.task.key().into()).collect();
     // Item 2k is draw k's unit, 2k + 1 its piece; the warm-ups' pieces, drawn last, come
     // last.
     let mut items: Vec<(usize, bool, Path)> = Vec::with_capacity(2 * all_draws.len());
@@ -565,6 +574,7 @@ pub(crate) fn sample(
     let cut = Arc::new(AtomicUsize::new(NOT_CUT));
     let (solver, gate) = (problem.for_sample(threads), Gate::default());
     let cut_now = Arc::clone(&cut);
+    let sample_start = Instant::now();
     let runner = Runner::new(
         items,
         move |(draw, piece, path): &(usize, bool, Path)| {
@@ -575,9 +585,22 @@ pub(crate) fn sample(
                 let measured = solver.measure(&path.task)?;
                 Ok((measured, started.elapsed().as_secs_f64()))
             })?;
+            let ended_s = sample_start.elapsed().as_secs_f64();
             let cost = path.cost(&measured.charges);
-            let solutions = measured.solutions as f64 * path.weight();
-            let timing = Timing { draw: *draw, piece: *piece, cut, seconds, cost, solutions };
+            let weight = path.weight();
+            let solutions = measured.solutions as f64 * weight;
+            let key_len = path.task.key().len();
+            let timing = Timing {
+                draw: *draw,
+                piece: *piece,
+                cut,
+                key_len,
+                weight,
+                seconds,
+                ended_s,
+                cost,
+                solutions,
+            };
             Ok::<_, nqueens_core::Error>(vec![timing])
         },
         |a: &Vec<Timing>, b: &Vec<Timing>| Ok(a.iter().chain(b).copied().collect()),
@@ -725,6 +748,24 @@ pub(crate) fn sample(
         Stage::Pilot => (has_pieces, NOT_CUT, 0),
     };
     let timed = timed_as(&report.result, pieces, len, from);
+    let mut timings: Vec<SampledTiming> =
+        (sampled_timings(&report.result, drawn, pieces, len, from))
+            .into_iter()
+            .map(|t| {
+                let list_task = of_draws[t.draw].0;
+                SampledTiming {
+                    list_task,
+                    stratum: strata.stratum_of(list_task),
+                    key: piece_keys[t.draw][..t.key_len].to_vec(),
+                    weight: t.weight,
+                    seconds: t.seconds,
+                    ended_s: t.ended_s,
+                    cost: t.cost,
+                    solutions: t.solutions,
+                }
+            })
+            .collect();
+    timings.sort_by(|a, b| a.ended_s.total_cmp(&b.ended_s));
     let kind = kind_of(pieces, len);
     watch.sampled(kind, timed.len(), report.elapsed);
     if report.finish != Finish::Complete {
@@ -745,6 +786,7 @@ pub(crate) fn sample(
         count: timed.len(),
         timed_cost: seconds * threads as f64,
         seconds,
+        timings,
     }))
 }
 
@@ -1369,7 +1411,10 @@ mod tests {
             draw,
             piece,
             cut: NOT_CUT,
+            key_len: 0,
+            weight: 1.0,
             seconds,
+            ended_s: seconds,
             cost: seconds,
             solutions: 1.0,
         };

@@ -39,5 +39,5 @@ pub use crate::check::{
 };
 pub use crate::estimate::{ClusterEstimate, Estimate, cluster, estimate};
 pub use crate::options::{Options, PlanError, TaskList, Timed, Unwatched, Watch};
-pub use crate::sample::Sample;
+pub use crate::sample::{Sample, SampledTiming};
 pub use crate::split::{MOST_TASKS, MOST_WANTED, Sharing, TASKS_PER_THREAD, depth_for};

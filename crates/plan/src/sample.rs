@@ -3,6 +3,7 @@
 
 use nqueens_core::{SolutionsOf, Task};
 use nqueens_scheduler::{INTERVAL_WIDTH, Prediction};
+use serde::Serialize;
 
 use crate::options::Timed;
 
@@ -35,6 +36,29 @@ pub struct Sample {
     pub(crate) count: usize,
     pub(crate) timed_cost: f64,
     pub(crate) seconds: f64,
+    /// The timings the estimate rests on, in the order they ended.
+    pub(crate) timings: Vec<SampledTiming>,
+}
+
+/// One timing of a sample, and what it says of the list task it was drawn from: what
+/// `estimate --timings` writes, so that a plan can be taken apart draw by draw (which
+/// draws weigh most, whether the dear ones share a place or a stretch of the list).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SampledTiming {
+    /// The list task it was drawn from (its index in the list), and that task's stratum.
+    pub list_task: usize,
+    pub stratum: usize,
+    /// The key of the task, unit or piece timed, and how many like it the list task holds
+    /// (the inverse of the chance of drawing it).
+    pub key: Vec<u8>,
+    pub weight: f64,
+    /// How long it took, and when it ended, from the sample's start.
+    pub seconds: f64,
+    pub ended_s: f64,
+    /// The list task's cost in thread-seconds and its solutions, as this timing estimates
+    /// them.
+    pub cost: f64,
+    pub solutions: f64,
 }
 
 /// A sample's cost per solution, in thread-seconds, and the solutions known that it
@@ -54,6 +78,11 @@ impl Sample {
     /// The work of the list, in thread-seconds.
     pub fn work(&self) -> Prediction {
         self.work
+    }
+
+    /// The timings the estimate rests on, in the order they ended.
+    pub fn timings(&self) -> &[SampledTiming] {
+        &self.timings
     }
 
     /// The share of the predicted work the sample took.

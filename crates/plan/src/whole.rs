@@ -2,14 +2,14 @@
 //! list finer than the count's, timed whole, until they take a small share of the work
 //! they predict.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nqueens_core::{Problem, Task};
 use nqueens_scheduler::{CostModel, Finish, Prediction, Progress, Runner, stratified_order};
 
 use crate::gate::Gate;
 use crate::options::{Options, PlanError, TaskList, Timed, Watch};
-use crate::sample::{NOT_CUT, Sample, with_run_to_run};
+use crate::sample::{NOT_CUT, Sample, SampledTiming, with_run_to_run};
 
 /// The most of the predicted work the sample may take.
 pub(crate) const SAMPLE_SHARE: f64 = 0.02;
@@ -33,8 +33,17 @@ fn strata(tasks: usize) -> usize {
     (tasks / TASKS_PER_STRATUM).clamp(1, MOST_STRATA)
 }
 
-/// The times of the sampled tasks: their index in the sampled list, and seconds.
-type Timings = Vec<(usize, f64)>;
+/// A sampled task's timing: its index in the sampled list, its seconds, when it ended
+/// (from the sample's start) and its solutions.
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+struct Timing {
+    index: usize,
+    seconds: f64,
+    ended_s: f64,
+    solutions: f64,
+}
+
+type Timings = Vec<Timing>;
 
 /// Times a stratified sample of `listed`'s tasks; `None` if stopped.
 pub(crate) fn sample(
@@ -59,6 +68,7 @@ pub(crate) fn sample(
             count: 0,
             timed_cost: 0.0,
             seconds: 0.0,
+            timings: Vec::new(),
         }));
     }
     let (timings, seconds) = time_sample(problem, &list, options, watch)?;
@@ -66,12 +76,25 @@ pub(crate) fn sample(
     let model = model_of(&timings, list.len());
     let work = with_run_to_run(model.total().ok_or(PlanError::NothingTimed)?);
     let mut costs: Vec<Option<f64>> = vec![None; list.len()];
-    for &(index, seconds) in &timings {
-        costs[index] = Some(seconds);
+    for timing in &timings {
+        costs[timing.index] = Some(timing.seconds);
     }
     let costs = (0..list.len())
         .map(|index| costs[index].or_else(|| model.expected(index)).unwrap_or(0.0))
         .collect();
+    let mut timed: Vec<SampledTiming> = (timings.iter())
+        .map(|t| SampledTiming {
+            list_task: t.index,
+            stratum: model.stratum_of(t.index),
+            key: list[t.index].key().to_vec(),
+            weight: 1.0,
+            seconds: t.seconds,
+            ended_s: t.ended_s,
+            cost: t.seconds,
+            solutions: t.solutions,
+        })
+        .collect();
+    timed.sort_by(|a, b| a.ended_s.total_cmp(&b.ended_s));
     Ok(Some(Sample {
         depth,
         timed: Timed::Tasks,
@@ -84,14 +107,15 @@ pub(crate) fn sample(
         count: timings.len(),
         timed_cost: model.timed_cost(),
         seconds,
+        timings: timed,
     }))
 }
 
 /// The cost model of a sampled list of `tasks` with these `timings`.
 fn model_of(timings: &Timings, tasks: usize) -> CostModel {
     let mut model = CostModel::new(tasks, strata(tasks));
-    for &(index, seconds) in timings {
-        model.observe(index, seconds);
+    for timing in timings {
+        model.observe(timing.index, timing.seconds);
     }
     model
 }
@@ -111,11 +135,17 @@ fn time_sample(
     let order = stratified_order(&(0..list.len()).collect::<Vec<_>>(), strata, options.seed);
     let indexed: Vec<(usize, Task)> = list.iter().cloned().enumerate().collect();
     let (solver, gate) = (problem.for_sample(options.threads), Gate::default());
+    let sample_start = Instant::now();
     let runner = Runner::new(
         indexed,
         move |(index, task): &(usize, Task)| {
-            let (_, spent) = gate.time(&solver, task, || solver.solve_timed(task))?;
-            Ok::<Timings, nqueens_core::Error>(vec![(*index, spent.as_secs_f64())])
+            let (counts, spent) = gate.time(&solver, task, || solver.solve_timed(task))?;
+            Ok::<Timings, nqueens_core::Error>(vec![Timing {
+                index: *index,
+                seconds: spent.as_secs_f64(),
+                ended_s: sample_start.elapsed().as_secs_f64(),
+                solutions: counts.total as f64,
+            }])
         },
         |a: &Timings, b: &Timings| Ok(a.iter().chain(b).copied().collect()),
         Vec::new(),
@@ -141,7 +171,7 @@ fn time_sample(
             return Ok(warm_up.to_vec());
         }
         let timed: Timings =
-            progress.partial.iter().copied().filter(|&(i, _)| !is_warm_up(i)).collect();
+            progress.partial.iter().copied().filter(|t| !is_warm_up(t.index)).collect();
         let share = sampled_share(&timed, tasks);
         watch.sampling(Timed::Tasks, timed.len(), share / SAMPLE_SHARE, progress.session);
         let enough = timed.len() >= strata && share >= SAMPLE_SHARE;
@@ -154,7 +184,7 @@ fn time_sample(
     };
     let report = runner.run_fed(feed, |_| {})?;
     let seconds = report.elapsed.as_secs_f64();
-    let timed: Timings = report.result.into_iter().filter(|&(i, _)| !is_warm_up(i)).collect();
+    let timed: Timings = report.result.into_iter().filter(|t| !is_warm_up(t.index)).collect();
     watch.sampled(Timed::Tasks, timed.len(), report.elapsed);
     Ok(((report.finish == Finish::Complete).then_some(timed), seconds))
 }
@@ -190,7 +220,14 @@ mod tests {
             let mut inside = 0;
             for seed in 0..40 {
                 let order = stratified_order(&(0..tasks.len()).collect::<Vec<_>>(), strata, seed);
-                let timings: Timings = order[..sample].iter().map(|&i| (i, work[i])).collect();
+                let timings: Timings = (order[..sample].iter())
+                    .map(|&index| Timing {
+                        index,
+                        seconds: work[index],
+                        ended_s: 0.0,
+                        solutions: 0.0,
+                    })
+                    .collect();
                 let predicted = model_of(&timings, tasks.len()).total().unwrap();
                 if (predicted.low..=predicted.high).contains(&total) {
                     inside += 1;
