@@ -85,6 +85,39 @@ fn an_estimate_says_what_it_timed_below_the_tasks() {
     }
 }
 
+/// `--timings` writes the timings the estimate rests on: as many as it says it sampled,
+/// each from a task of its list, and each stratum's mean cost times its tasks adds up to
+/// its core time by the timings alone.
+#[test]
+fn an_estimates_timings_are_the_ones_it_weighed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("timings.json");
+    let file = path.to_str().unwrap();
+    let args = ["estimate", "16", "--method", "join", "--threads", "2", "--sample", "pieces"];
+    let value = json(&[&args[..], &["--json", "--timings", file]].concat());
+    let written: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let timings = written["timings"].as_array().unwrap();
+    assert_eq!(timings.len() as u64, value["sampled_count"].as_u64().unwrap());
+    for field in ["n", "method", "kernel", "seed", "sampled", "sampled_list_tasks", "engine"] {
+        assert_eq!(written[field], value[field], "{field}");
+    }
+    // 128 tasks in 64 strata of two.
+    assert_eq!(value["sampled_list_tasks"], 128);
+    let mut strata = vec![(0.0, 0usize); 64];
+    for timing in timings {
+        let stratum = timing["stratum"].as_u64().unwrap() as usize;
+        assert_eq!(stratum, timing["list_task"].as_u64().unwrap() as usize / 2, "{timing}");
+        strata[stratum].0 += timing["cost"].as_f64().unwrap();
+        strata[stratum].1 += 1;
+    }
+    let all = strata.iter().map(|s| s.0).sum::<f64>() / timings.len() as f64;
+    let work: f64 = (strata.iter())
+        .map(|&(sum, count)| 2.0 * if count > 0 { sum / count as f64 } else { all })
+        .sum();
+    let hours = value["core_hours_by_time_alone"].as_f64().unwrap();
+    assert!((work / 3600.0 / hours - 1.0).abs() < 1e-9, "{work} s for {hours} core-hours");
+}
+
 /// Where the sample timed pieces, a check times pieces of each unit it draws, none twice:
 /// at N = 16 they take microseconds, so every piece of each, and its prediction has no
 /// sampling error left. Above the units (`--depth`), as many units as the check allows a
@@ -342,6 +375,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             "split depth must be between 0 and 16",
         ),
         (&["estimate", "8", "--method", "fast"], "unknown method 'fast'"),
+        (&["estimate", "12", "--timings", "/no/such/folder/t.json"], "no folder /no/such/folder"),
     ];
     for (args, expected) in cases {
         let output = nqueens(args);

@@ -1479,6 +1479,48 @@ mod tests {
         }
     }
 
+    /// The timings a sample hands out are those its estimate weighs: each from a task of
+    /// the list whose key begins its own, in that task's stratum, in the order they ended,
+    /// and their stratified sum is the estimate's work by the timings alone.
+    #[test]
+    fn a_samples_timings_are_the_ones_its_estimate_weighs() {
+        let problem = Problem::new(14, nqueens_core::Method::Join).unwrap();
+        let list = TaskList::of(&problem, 2).unwrap();
+        for timed in [Timed::Pieces, Timed::Units] {
+            let options = Options {
+                timed: Some(timed),
+                sample_time: Some(Duration::from_secs(1)),
+                ..Options::new(2, 1)
+            };
+            let found = sample(&problem, list.clone(), &options, &crate::options::Unwatched);
+            let found = found.unwrap().expect("not stopped");
+            let timings = found.timings();
+            assert_eq!(timings.len(), found.count, "{timed:?}");
+            let strata = Strata::of(found.list.len());
+            for t in timings {
+                let list_key = found.list[t.list_task].key();
+                assert!(t.key.starts_with(list_key), "{timed:?}: {t:?}");
+                if found.timed == Timed::Pieces {
+                    assert!(t.key.len() > list_key.len(), "{timed:?}: {t:?}");
+                }
+                assert_eq!(t.stratum, strata.stratum_of(t.list_task), "{timed:?}: {t:?}");
+                assert!(t.weight >= 1.0 && t.cost > 0.0 && t.ended_s >= t.seconds, "{t:?}");
+            }
+            assert!(timings.windows(2).all(|pair| pair[0].ended_s <= pair[1].ended_s));
+            let weighed: Vec<Weighed> = (timings.iter())
+                .map(|t| Weighed {
+                    index: t.list_task,
+                    seconds: t.seconds,
+                    cost: t.cost,
+                    solutions: t.solutions,
+                })
+                .collect();
+            let again = strata.estimate(&weighed, None).unwrap().by_time_alone.expected;
+            let expected = found.by_time_alone.expected;
+            assert!((again / expected - 1.0).abs() < 1e-9, "{timed:?}: {again} for {expected}");
+        }
+    }
+
     /// A draw of list task `index` that estimates its cost and solutions.
     fn weighed(index: usize, cost: f64, solutions: f64) -> Weighed {
         Weighed { index, seconds: 0.0, cost, solutions }

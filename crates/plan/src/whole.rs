@@ -204,6 +204,25 @@ mod tests {
 
     use super::*;
 
+    /// A sample of whole tasks hands out each task it timed, with the task's own key and
+    /// solutions, and its time as its cost.
+    #[test]
+    fn a_sample_of_whole_tasks_hands_out_each_task_it_timed() {
+        let problem = Problem::new(12, Method::Eightfold).unwrap();
+        let list = TaskList::of(&problem, problem.depth_for(2000).unwrap()).unwrap();
+        let options = Options::new(2, 3);
+        let found = sample(&problem, list, &options, &crate::options::Unwatched);
+        let found = found.unwrap().expect("not stopped");
+        assert_eq!(found.timings().len(), found.count);
+        assert!(found.count >= strata(found.list.len()), "{}", found.count);
+        for t in found.timings() {
+            let task = &found.list[t.list_task];
+            assert_eq!(t.key, task.key());
+            assert_eq!((t.weight, t.cost), (1.0, t.seconds));
+            assert_eq!(t.solutions, problem.solve(task, false).unwrap().total as f64);
+        }
+    }
+
     /// The interval holds what it predicts, for work that is exactly known: the nodes
     /// (for the join, pairs tested) of every task of a list, drawn by the stratified
     /// sample the estimate draws, 2% of the tasks at a time.
