@@ -59,13 +59,15 @@ Commands:
           (core-time, checked ratio, corrected core-time, memory, time on 10,000 cores)
           to the JSON file
   seeds   [--n 20..=27] [--seeds 1..=5] [--threads 2] [--sample-minutes M]
-          [--max-memory-gib G] [--out results/seeds.json]
+          [--max-memory-gib G] [--out results/seeds.json] [--timings DIR]
           (run as `cargo xtask-release seeds`)
           estimate each N's count once per seed with the plan crate in this process,
           print the core-hours of each and the largest over the smallest, and append
           them to the JSON file; a reference count of N = 18 on every thread before
           each seed and after the last times the machine's speed, and the last column
-          is the spread with each seed taken at the seeds' median speed
+          is the spread with each seed taken at the seeds' median speed; --timings
+          writes each sample's timings to DIR/nN-seedS-COMMIT.json, as `nqueens
+          estimate --timings` does
   plan and seeds with --max-memory-gib G plan counts that hold G GiB in all, as
   `nqueens count --max-memory` does, instead of the join's default budget per thread
   eta     --log FILE
@@ -200,6 +202,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 out: flags
                     .take("--out")
                     .map_or_else(|| project_root().join("results/seeds.json"), PathBuf::from),
+                timings: flags.take("--timings").map(PathBuf::from),
             };
             flags.finish()?;
             seeds.run()

@@ -37,6 +37,8 @@ pub(crate) struct Seeds {
     /// As [`crate::plan::Plan`]'s.
     pub(crate) max_memory: Option<u64>,
     pub(crate) out: PathBuf,
+    /// The folder each sample's timings are written to, if any.
+    pub(crate) timings: Option<PathBuf>,
 }
 
 /// The committed file: every sweep, newest last.
@@ -74,6 +76,11 @@ impl Seeds {
             return Err("cargo xtask seeds times the engines in its own process: run it built \
                         for release, `cargo xtask-release seeds ...`"
                 .to_owned());
+        }
+        if let Some(folder) = &self.timings
+            && !folder.is_dir()
+        {
+            return Err(format!("--timings {}: no such folder", folder.display()));
         }
         let within = format!("within {:.0}%", 100.0 * AGREEMENT);
         println!(
@@ -135,8 +142,24 @@ impl Seeds {
         let started = Instant::now();
         let options = Options { sample_time: self.sample_time, ..Options::new(self.threads, seed) };
         let watch = Lines::new(problem.n());
-        let (estimate, _, _) =
+        let (estimate, sample, _) =
             nqueens_plan::estimate(problem, list, 0.0, &options, &watch)?.ok_or("stopped")?;
+        if let Some(folder) = &self.timings {
+            let build = Build::this();
+            let commit: String = build.git_commit.chars().take(7).collect();
+            let path = folder.join(format!("n{}-seed{seed}-{commit}.json", problem.n()));
+            let timings = serde_json::json!({
+                "n": problem.n(),
+                "kernel": problem.kernel().name(),
+                "threads": self.threads,
+                "seed": seed,
+                "sampled": estimate.sampled,
+                "sampled_list_tasks": estimate.sampled_list_tasks,
+                "timings": sample.timings(),
+                "build": build,
+            });
+            crate::workspace::write_file(&path, &format!("{timings}\n"))?;
+        }
         let mut value = serde_json::to_value(&estimate)?;
         value["estimate_wall_s"] = started.elapsed().as_secs_f64().into();
         Ok(value)

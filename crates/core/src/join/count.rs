@@ -72,10 +72,8 @@ pub(super) struct Count<'a> {
     pair_kernel: &'a PairKernel,
     /// The slice of each row set this count takes: all of it, except in a piece.
     slice: Slice,
-    /// The meetings of pieces of half-boards counted so far ([`Goal::row_set`]), and how
-    /// many of them the first fill of the north rows had.
+    /// The meetings of pieces of half-boards counted so far ([`Goal::row_set`]).
     meetings: usize,
-    first_fill_meetings: usize,
     pub(super) pair_scratch: Scratch,
     pub(super) tally: JoinCount,
     /// Where the walk's work is timed, for an estimate.
@@ -85,15 +83,7 @@ pub(super) struct Count<'a> {
 impl<'a> Count<'a> {
     pub(super) fn new(pair_kernel: &'a PairKernel, slice: Slice) -> Count<'a> {
         let (pair_scratch, tally) = (Scratch::default(), JoinCount::default());
-        Count {
-            pair_kernel,
-            slice,
-            meetings: 0,
-            first_fill_meetings: 0,
-            pair_scratch,
-            tally,
-            clock: None,
-        }
+        Count { pair_kernel, slice, meetings: 0, pair_scratch, tally, clock: None }
     }
 
     /// A count that also times the stretches of its work that others own: its prefix's
@@ -146,13 +136,14 @@ impl Goal for Count<'_> {
     /// the disjoint pairs of the two halves' signatures. Where the signatures would pass
     /// the budget, the north boards of each half are joined in pieces, and every piece of
     /// one half meets every piece of the other. A slice of a row set counts its share of
-    /// the groups of the first meeting's pair count; of the first fill's later meetings it
-    /// takes the same share, in runs of groups across them ([`Slice::of_later`]): dealt
-    /// whole, a row set with three later meetings had three slices of sixteen each count
-    /// a whole meeting, and pieces of N = 27 predicted one row set at 12 s to 20 s. Later
-    /// fills' meetings are dealt whole, in turn: a row set over the budget meets its pieces
-    /// in every fill of its north rows, and slices repeating every meeting's joining and
-    /// sorting took longer than 90 seconds each at N = 26.
+    /// the groups of the first meeting's pair count; of every fill's other meetings it
+    /// takes the same share, in runs of groups across them ([`Slice::of_later`]), so that
+    /// it joins at most two of each fill's meetings. Dealt whole, a row set with three
+    /// later meetings had three slices of sixteen each count a whole meeting, and pieces of
+    /// N = 27 predicted one row set at 12 s to 20 s; and with later fills' meetings dealt
+    /// whole in turn, the first slices of N = 28's largest row sets carried most of their
+    /// solutions (one piece of 275 s, 53 times the sample's mean), and 94% of the sample's
+    /// spread was its pieces of slice 0 (docs/measurements/plans.md).
     fn row_set(
         walk: &mut Walk<'_, Self>,
         _: PerSide<usize>,
@@ -172,10 +163,8 @@ impl Goal for Count<'_> {
         });
         let [east_pieces, west_pieces] = &pieces;
         let sliced = walk.goal.slice;
-        let first_fill = walk.goal.meetings == 0;
-        if first_fill {
-            walk.goal.first_fill_meetings = west_pieces.len() * east_pieces.len();
-        }
+        let fill_start = walk.goal.meetings;
+        let fill_meetings = west_pieces.len() * east_pieces.len();
         // A west piece's signatures serve every east piece it meets: the pair count leaves
         // both lists as they are.
         for west_piece in west_pieces {
@@ -186,11 +175,10 @@ impl Goal for Count<'_> {
                 let first = meeting == 0;
                 let taken = if first {
                     Some(sliced)
-                } else if first_fill {
-                    sliced.of_later(walk.goal.first_fill_meetings - 1, meeting - 1)
+                } else if fill_start == 0 {
+                    sliced.of_later(fill_meetings - 1, meeting - 1)
                 } else {
-                    let dealt = meeting - walk.goal.first_fill_meetings;
-                    sliced.holds(dealt).then_some(Slice::WHOLE)
+                    sliced.of_later(fill_meetings, meeting - fill_start)
                 };
                 let Some(taken) = taken else {
                     continue;

@@ -308,9 +308,8 @@ impl Engine for Join {
 
     /// Below a row set, its slices: each walks the row set's north rows, sorts its lists
     /// for the first pair count and counts every [`SLICES`]-th group of its stored lanes;
-    /// of a row set over the budget it takes the same share of the first fill's later
-    /// meetings of its pieces of half-boards, and every [`SLICES`]-th meeting of later
-    /// fills whole (`Count::row_set` in count.rs). Slices that took whole meetings only
+    /// of a row set over the budget it takes the same share of every fill's other
+    /// meetings of its pieces of half-boards (`Count::row_set` in count.rs). Slices that took whole meetings only
     /// where a fill of the north rows had several, and groups elsewhere, mixed what they
     /// charged to the row set and to themselves: N = 26 predicted twice its count. Cut by
     /// the column of a half's first queen instead, a piece's lists were shorter than its

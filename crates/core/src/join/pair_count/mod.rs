@@ -141,8 +141,8 @@ impl Slice {
     }
 
     /// Whether the slice holds the `position`-th of what a count deals out in turn: runs of
-    /// groups ([`Slice::holds_group`]), or the meetings of later fills. The pairs counted
-    /// without groups are the first slice's.
+    /// groups ([`Slice::holds_group`]). The pairs counted without groups are the first
+    /// slice's.
     pub(super) fn holds(self, position: usize) -> bool {
         (self.from..self.to).contains(&(position % self.of))
     }
