@@ -14,6 +14,7 @@ mod seeds;
 mod tables;
 #[cfg(test)]
 mod tidy;
+mod timings;
 mod workspace;
 
 use std::path::PathBuf;
@@ -77,6 +78,12 @@ Commands:
           one table row per `nqueens estimate --check K --profile --json` output: the
           checked tasks' seconds, core-ns per solution, the time in each part, and the
           pairs tested, group tests and lookups per solution
+  timings -- FILE...
+          one table row per timings file (`nqueens estimate --timings`, `seeds
+          --timings`): the cost per solution of all its timings, the share of their
+          squared residuals (cost less solutions at that cost per solution) that the
+          first slices and the dearest timing hold, and that timing's weight in the
+          cost per solution
   tables  [--check]
           regenerate the tables in README.md and results/README.md from results/*.json;
           --check fails if they are stale instead
@@ -107,7 +114,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
         Some(at) => (&rest[..at], rest[at + 1..].to_vec()),
         None => (rest, Vec::new()),
     };
-    if !passed.is_empty() && !["compare", "profile"].contains(&command.as_str()) {
+    if !passed.is_empty() && !["compare", "profile", "timings"].contains(&command.as_str()) {
         return Err(format!("{command} takes no arguments after --"));
     }
     let mut flags = Flags::parse(rest)?;
@@ -215,6 +222,10 @@ fn run(args: Vec<String>) -> Result<(), String> {
         "profile" => {
             flags.finish()?;
             profile::run(&passed)
+        }
+        "timings" => {
+            flags.finish()?;
+            timings::run(&passed)
         }
         "tables" => {
             let check = flags.switch("--check");

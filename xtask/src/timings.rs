@@ -1,0 +1,173 @@
+//! `cargo xtask timings -- FILE...`: a sample taken apart draw by draw, one table row per
+//! timings file (`nqueens estimate --timings`, `cargo xtask seeds --timings`): how much
+//! of the sample's spread its dearest timing and the first slices of row sets hold.
+//!
+//! The estimate is the sample's cost per solution times the count's solutions, so what
+//! spreads it is each timing's cost less its solutions at that cost per solution (its
+//! residual). Where one timing holds most of the squared residuals, the seeds differ by
+//! whether they drew it; where the first slices hold them, by how their draws of first
+//! slices fell (docs/measurements/plans.md).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+pub(crate) fn run(files: &[String]) -> Result<(), String> {
+    if files.is_empty() {
+        return Err("timings needs the files after --".into());
+    }
+    println!(
+        "| file | N | seed | timed | timings | core-ns / solution | first slices' share \
+         | dearest timing's share | its seconds | cost per solution without it | most \
+         solutions / mean |"
+    );
+    println!("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for file in files {
+        println!("{}", row(Path::new(file))?);
+    }
+    Ok(())
+}
+
+/// One timing as the file gives it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Timing {
+    /// The last step of its key: a piece's place among its unit's slices.
+    last_key_byte: Option<u64>,
+    seconds: f64,
+    cost: f64,
+    solutions: f64,
+}
+
+/// What a file's timings say of the spread of the estimate made from them.
+#[derive(Debug, PartialEq)]
+struct Spread {
+    per_solution: f64,
+    /// The share of the squared residuals held by the first slices (pieces only).
+    first_slices: Option<f64>,
+    /// The timing with the largest squared residual: its share, and the cost per solution
+    /// without it, over the cost per solution with it.
+    dearest: Timing,
+    dearest_share: f64,
+    without_dearest: f64,
+    /// The most solutions a timing stands for, over the mean.
+    most_solutions: f64,
+}
+
+fn spread(timings: &[Timing], pieces: bool) -> Option<Spread> {
+    let cost: f64 = timings.iter().map(|t| t.cost).sum();
+    let solutions: f64 = timings.iter().map(|t| t.solutions).sum();
+    if solutions <= 0.0 {
+        return None;
+    }
+    let per_solution = cost / solutions;
+    let squared = |t: &Timing| (t.cost - per_solution * t.solutions).powi(2);
+    let all: f64 = timings.iter().map(squared).sum::<f64>().max(f64::MIN_POSITIVE);
+    let first_slices = pieces.then(|| {
+        let first = timings.iter().filter(|t| t.last_key_byte == Some(0));
+        first.map(squared).sum::<f64>() / all
+    });
+    let dearest = *timings.iter().max_by(|a, b| squared(a).total_cmp(&squared(b)))?;
+    let left = solutions - dearest.solutions;
+    let without_dearest =
+        if left > 0.0 { (cost - dearest.cost) / left / per_solution } else { f64::NAN };
+    let mean_solutions = solutions / timings.len() as f64;
+    let most_solutions = timings.iter().map(|t| t.solutions).fold(0.0, f64::max) / mean_solutions;
+    Some(Spread {
+        per_solution,
+        first_slices,
+        dearest,
+        dearest_share: squared(&dearest) / all,
+        without_dearest,
+        most_solutions,
+    })
+}
+
+fn timings_of(json: &Value) -> Option<Vec<Timing>> {
+    let timings = json["timings"].as_array()?;
+    (timings.iter())
+        .map(|t| {
+            Some(Timing {
+                last_key_byte: t["key"].as_array().and_then(|key| key.last()?.as_u64()),
+                seconds: t["seconds"].as_f64()?,
+                cost: t["cost"].as_f64()?,
+                solutions: t["solutions"].as_f64()?,
+            })
+        })
+        .collect()
+}
+
+fn row(file: &Path) -> Result<String, String> {
+    let name = file
+        .file_name()
+        .map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned());
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let json: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", file.display()))?;
+    let timings = timings_of(&json)
+        .ok_or_else(|| format!("{}: no timings (write them with --timings)", file.display()))?;
+    let timed = json["sampled"].as_str().unwrap_or("?");
+    let found = spread(&timings, timed == "pieces")
+        .ok_or_else(|| format!("{}: the timings found no solutions", file.display()))?;
+    let percent = |share: f64| format!("{:.0}%", 100.0 * share);
+    Ok(format!(
+        "| {name} | {} | {} | {timed} | {} | {:.3} | {} | {} | {:.1} | {:.3} | {:.1} |",
+        json["n"],
+        json["seed"],
+        timings.len(),
+        1e9 * found.per_solution,
+        found.first_slices.map_or_else(|| "-".to_owned(), percent),
+        percent(found.dearest_share),
+        found.dearest.seconds,
+        found.without_dearest,
+        found.most_solutions,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(place: u64, cost: f64, solutions: f64) -> Timing {
+        Timing { last_key_byte: Some(place), seconds: cost, cost, solutions }
+    }
+
+    /// Three timings at 1 a solution and a first slice at 3: the first slice holds all
+    /// of the spread, and without it the cost per solution is 1.
+    #[test]
+    fn a_dear_first_slice_holds_the_spread_it_makes() {
+        let timings =
+            [piece(0, 6.0, 2.0), piece(1, 1.0, 1.0), piece(2, 2.0, 2.0), piece(3, 1.0, 1.0)];
+        let found = spread(&timings, true).unwrap();
+        assert_eq!(found.per_solution, 10.0 / 6.0);
+        assert_eq!(found.dearest, timings[0]);
+        assert!(found.dearest_share > 0.72 && found.dearest_share < 0.73, "{found:?}");
+        assert!((found.first_slices.unwrap() - found.dearest_share).abs() < 1e-12);
+        assert!((found.without_dearest - 1.0 / found.per_solution).abs() < 1e-12);
+        assert_eq!(found.most_solutions, 2.0 / 1.5);
+    }
+
+    /// Timings all at one cost per solution leave no spread for any of them to hold.
+    #[test]
+    fn timings_at_one_cost_per_solution_have_no_spread() {
+        let timings = [piece(0, 2.0, 2.0), piece(1, 1.0, 1.0), piece(2, 3.0, 3.0)];
+        let found = spread(&timings, true).unwrap();
+        assert_eq!((found.per_solution, found.first_slices), (1.0, Some(0.0)));
+        assert_eq!((found.dearest_share, found.without_dearest), (0.0, 1.0));
+        assert!(spread(&[piece(0, 1.0, 0.0)], true).is_none(), "no solutions");
+    }
+
+    /// The files `nqueens estimate --timings` writes are read as written.
+    #[test]
+    fn a_timings_file_is_read_as_written() {
+        let json: Value = serde_json::json!({"timings": [
+            {"key": [1, 0, 7], "seconds": 2.0, "cost": 3.0, "solutions": 4.0, "weight": 1.0},
+        ]});
+        let timings = timings_of(&json).unwrap();
+        assert_eq!(
+            timings,
+            [Timing { last_key_byte: Some(7), seconds: 2.0, cost: 3.0, solutions: 4.0 }]
+        );
+        assert!(timings_of(&serde_json::json!({"timings": [{"key": []}]})).is_none());
+    }
+}
