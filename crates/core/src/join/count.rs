@@ -291,13 +291,13 @@ impl Count<'_> {
         self.tally.signatures += met;
     }
 
-    /// The disjoint pairs of `west` and `east`, counted without buckets (by the first
-    /// of its slices).
+    /// The disjoint pairs of `west` and `east`, counted without buckets: the slice's share
+    /// of them ([`Slice::of_lanes`](pair_count::Slice)).
     fn count_every(&mut self, west: &[u64], east: &[u64], bits: u32, slice: Slice) -> PairCount {
-        if west.is_empty() || east.is_empty() || !slice.holds(0) {
+        if west.is_empty() || east.is_empty() {
             return PairCount::default();
         }
         let (stored, queries) = pair_count::shorter_first(west, east);
-        self.pair_kernel.count_every(stored, queries, bits, &mut self.pair_scratch)
+        self.pair_kernel.count_every(stored, queries, bits, slice, &mut self.pair_scratch)
     }
 }

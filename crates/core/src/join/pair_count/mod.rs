@@ -141,8 +141,7 @@ impl Slice {
     }
 
     /// Whether the slice holds the `position`-th of what a count deals out in turn: runs of
-    /// groups ([`Slice::holds_group`]). The pairs counted without groups are the first
-    /// slice's.
+    /// groups ([`Slice::holds_group`]).
     pub(super) fn holds(self, position: usize) -> bool {
         (self.from..self.to).contains(&(position % self.of))
     }
@@ -161,6 +160,17 @@ impl Slice {
     /// How many neighbouring groups of a count's `groups` one run deals to a slice.
     fn groups_per_run(self, groups: usize) -> usize {
         (groups / (self.of * RUNS_PER_SLICE)).clamp(1, GROUPS_PER_RUN)
+    }
+
+    /// Its share of a `list` counted without buckets: the groups of `lanes` that the list
+    /// fills, neighbours together, from `from` to `to` of `of` parts of them. Counted
+    /// whole by the first slice of each meeting, these pairs made N = 28's first slices
+    /// cost twice the others per solution, and held most of a sample's spread
+    /// (docs/measurements/plans.md).
+    fn of_lanes(self, list: &[u64], lanes: usize) -> &[u64] {
+        let groups = list.len().div_ceil(lanes);
+        let at = |part: usize| (part * groups / self.of * lanes).min(list.len());
+        &list[at(self.from)..at(self.to)]
     }
 
     /// The share of the groups it holds.
@@ -261,10 +271,7 @@ impl PairKernel {
         let live = held(stored) & held(queries) & u64::MAX.checked_shr(64 - bits).unwrap_or(0);
         let key = key::choose(self.lanes(), stored, queries, live);
         if key.bits().is_empty() {
-            if !slice.holds(0) {
-                return PairCount::default();
-            }
-            return self.count_every(stored, queries, bits, scratch);
+            return self.count_every(stored, queries, bits, slice, scratch);
         }
         scratch.permutation.build(live, &key, FastPext::new());
         // Out of `scratch` for the loop, since counting a group borrows the rest of it.
@@ -323,8 +330,13 @@ impl PairKernel {
         stored: &[u64],
         queries: &[u64],
         bits: u32,
+        slice: Slice,
         scratch: &mut Scratch,
     ) -> PairCount {
+        let stored = slice.of_lanes(stored, self.lanes());
+        if stored.is_empty() {
+            return PairCount::default();
+        }
         let every_query = 0..queries.len();
         let runs = std::slice::from_ref(&every_query);
         let disjoint = self.count_group(stored, queries, runs, bits, scratch);
@@ -592,6 +604,32 @@ mod tests {
             }
             assert_eq!(sum, whole, "{kernel:?}");
             assert!(counted_slices > 1, "{kernel:?}: one slice took every group");
+        }
+    }
+    /// The pairs counted without buckets are shared by the slices too, in whole groups of
+    /// lanes: at N = 28 the first slice had counted them all, at twice the others' cost
+    /// per solution.
+    #[test]
+    fn slices_share_the_pairs_counted_without_buckets() {
+        let (stored, queries) = (bitsets(3000, 30, 150, 7), bitsets(900, 30, 150, 11));
+        for kernel in kernels() {
+            let mut scratch = Scratch::default();
+            let whole = kernel.count_every(&stored, &queries, 30, Slice::WHOLE, &mut scratch);
+            assert_eq!(whole.tested, (stored.len() * queries.len()) as u64);
+            let mut sum = PairCount::default();
+            let mut taking = 0;
+            for index in 0..16 {
+                let slice = Slice::nth(index, 16);
+                let count = kernel.count_every(&stored, &queries, 30, slice, &mut scratch);
+                let share = count.tested as usize / queries.len();
+                let last = index == 15;
+                assert!(last || share % kernel.lanes() == 0, "{kernel:?}: {share} stored");
+                taking += usize::from(share > 0);
+                sum.disjoint += count.disjoint;
+                sum.tested += count.tested;
+            }
+            assert_eq!((sum.disjoint, sum.tested), (whole.disjoint, whole.tested), "{kernel:?}");
+            assert!(taking > 1, "{kernel:?}: one slice took every pair");
         }
     }
 }
