@@ -30,13 +30,7 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
 }
 
 fn row(file: &Path) -> Result<String, String> {
-    let name = file
-        .file_name()
-        .map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned());
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let json: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", file.display()))?;
+    let (name, json) = crate::workspace::named_json(file)?;
     let check = &json["check"];
     let profile = &check["profile"];
     if !profile.is_object() {

@@ -18,10 +18,10 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
     }
     println!(
         "| file | N | seed | timed | timings | core-ns / solution | first slices' share \
-         | dearest timing's share | its seconds | cost per solution without it | most \
-         solutions / mean |"
+         | first slices' cost per solution, over the others' | dearest timing's share | its \
+         seconds | cost per solution without it | most solutions / mean |"
     );
-    println!("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for file in files {
         println!("{}", row(Path::new(file))?);
     }
@@ -42,8 +42,10 @@ struct Timing {
 #[derive(Debug, PartialEq)]
 struct Spread {
     per_solution: f64,
-    /// The share of the squared residuals held by the first slices (pieces only).
+    /// The share of the squared residuals held by the first slices, and their cost per
+    /// solution over the other slices' (pieces only).
     first_slices: Option<f64>,
+    first_slices_dearer: Option<f64>,
     /// The timing with the largest squared residual: its share, and the cost per solution
     /// without it, over the cost per solution with it.
     dearest: Timing,
@@ -62,10 +64,17 @@ fn spread(timings: &[Timing], pieces: bool) -> Option<Spread> {
     let per_solution = cost / solutions;
     let squared = |t: &Timing| (t.cost - per_solution * t.solutions).powi(2);
     let all: f64 = timings.iter().map(squared).sum::<f64>().max(f64::MIN_POSITIVE);
-    let first_slices = pieces.then(|| {
-        let first = timings.iter().filter(|t| t.last_key_byte == Some(0));
-        first.map(squared).sum::<f64>() / all
-    });
+    let is_first = |t: &&Timing| t.last_key_byte == Some(0);
+    let first_slices =
+        pieces.then(|| timings.iter().filter(is_first).map(squared).sum::<f64>() / all);
+    let per_solution_of = |timings: Vec<&Timing>| {
+        let solutions: f64 = timings.iter().map(|t| t.solutions).sum();
+        (solutions > 0.0).then(|| timings.iter().map(|t| t.cost).sum::<f64>() / solutions)
+    };
+    let (first, others): (Vec<&Timing>, Vec<&Timing>) = timings.iter().partition(is_first);
+    let first_slices_dearer = (per_solution_of(first).zip(per_solution_of(others)))
+        .filter(|_| pieces)
+        .map(|(first, others)| first / others);
     let dearest = *timings.iter().max_by(|a, b| squared(a).total_cmp(&squared(b)))?;
     let left = solutions - dearest.solutions;
     let without_dearest =
@@ -75,6 +84,7 @@ fn spread(timings: &[Timing], pieces: bool) -> Option<Spread> {
     Some(Spread {
         per_solution,
         first_slices,
+        first_slices_dearer,
         dearest,
         dearest_share: squared(&dearest) / all,
         without_dearest,
@@ -97,13 +107,7 @@ fn timings_of(json: &Value) -> Option<Vec<Timing>> {
 }
 
 fn row(file: &Path) -> Result<String, String> {
-    let name = file
-        .file_name()
-        .map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned());
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let json: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", file.display()))?;
+    let (name, json) = crate::workspace::named_json(file)?;
     let timings = timings_of(&json)
         .ok_or_else(|| format!("{}: no timings (write them with --timings)", file.display()))?;
     let timed = json["sampled"].as_str().unwrap_or("?");
@@ -111,12 +115,13 @@ fn row(file: &Path) -> Result<String, String> {
         .ok_or_else(|| format!("{}: the timings found no solutions", file.display()))?;
     let percent = |share: f64| format!("{:.0}%", 100.0 * share);
     Ok(format!(
-        "| {name} | {} | {} | {timed} | {} | {:.3} | {} | {} | {:.1} | {:.3} | {:.1} |",
+        "| {name} | {} | {} | {timed} | {} | {:.3} | {} | {} | {} | {:.1} | {:.3} | {:.1} |",
         json["n"],
         json["seed"],
         timings.len(),
         1e9 * found.per_solution,
         found.first_slices.map_or_else(|| "-".to_owned(), percent),
+        found.first_slices_dearer.map_or_else(|| "-".to_owned(), |ratio| format!("{ratio:.2}")),
         percent(found.dearest_share),
         found.dearest.seconds,
         found.without_dearest,
@@ -145,6 +150,8 @@ mod tests {
         assert!((found.first_slices.unwrap() - found.dearest_share).abs() < 1e-12);
         assert!((found.without_dearest - 1.0 / found.per_solution).abs() < 1e-12);
         assert_eq!(found.most_solutions, 2.0 / 1.5);
+        assert_eq!(found.first_slices_dearer, Some(3.0));
+        assert_eq!(spread(&timings, false).unwrap().first_slices_dearer, None, "not pieces");
     }
 
     /// Timings all at one cost per solution leave no spread for any of them to hold.

@@ -26,6 +26,19 @@ pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<(), Stri
     write_file(path, &(text + "\n"))
 }
 
+/// A JSON file named on the command line: its name, for the table row that reads it, and
+/// what it holds.
+pub(crate) fn named_json(file: &Path) -> Result<(String, serde_json::Value), String> {
+    let name = file
+        .file_name()
+        .map_or_else(|| file.display().to_string(), |name| name.to_string_lossy().into_owned());
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let json =
+        serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", file.display()))?;
+    Ok((name, json))
+}
+
 /// Replaces the file at `path` with `text` atomically: an interrupted sweep leaves the
 /// results it appends to as they were, not cut short.
 pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), String> {
