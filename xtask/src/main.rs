@@ -83,7 +83,8 @@ Commands:
           --timings`): the cost per solution of all its timings, the share of their
           squared residuals (cost less solutions at that cost per solution) that the
           first slices and the dearest timing hold, and that timing's weight in the
-          cost per solution
+          cost per solution; of a seed run again, the keys it shares with the seed's
+          first file: their seconds over that file's, the machine's own drift
   tables  [--check]
           regenerate the tables in README.md and results/README.md from results/*.json;
           --check fails if they are stale instead

@@ -7,7 +7,12 @@
 //! residual). Where one timing holds most of the squared residuals, the seeds differ by
 //! whether they drew it; where the first slices hold them, by how their draws of first
 //! slices fell (docs/measurements/plans.md).
+//!
+//! A seed draws the same keys whenever it runs, so the keys a file shares with the first
+//! file of the same board and seed tell the machine's speed apart from the draws: their
+//! seconds over that file's are what the machine (or the engine) alone moved.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -19,13 +24,39 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
     println!(
         "| file | N | seed | timed | timings | core-ns / solution | first slices' share \
          | first slices' cost per solution, over the others' | dearest timing's share | its \
-         seconds | cost per solution without it | most solutions / mean |"
+         seconds | cost per solution without it | most solutions / mean | the same seed's \
+         first file: shared keys' seconds over its |"
     );
-    println!("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!(
+        "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
+    let mut firsts = HashMap::new();
     for file in files {
-        println!("{}", row(Path::new(file))?);
+        let (name, json) = crate::workspace::named_json(Path::new(file))?;
+        let keyed = seconds_by_key(&json);
+        let seed = (json["n"].as_u64(), json["seed"].as_u64());
+        let against = firsts.get(&seed).map(|first| same_keys(first, &keyed));
+        println!("{}", row(file, &name, &json, against)?);
+        firsts.entry(seed).or_insert(keyed);
     }
     Ok(())
+}
+
+/// Each timing's seconds by its key.
+fn seconds_by_key(json: &Value) -> HashMap<String, f64> {
+    let timings = json["timings"].as_array().map_or(&[][..], Vec::as_slice);
+    (timings.iter()).filter_map(|t| Some((t["key"].to_string(), t["seconds"].as_f64()?))).collect()
+}
+
+/// The seconds of the keys `later` shares with `first`, over theirs in `first`, and how
+/// many keys they share; `None` if none.
+fn same_keys(first: &HashMap<String, f64>, later: &HashMap<String, f64>) -> Option<(f64, usize)> {
+    let shared: Vec<(f64, f64)> = (later.iter())
+        .filter_map(|(key, &seconds)| Some((first.get(key).copied()?, seconds)))
+        .collect();
+    let before: f64 = shared.iter().map(|&(before, _)| before).sum();
+    let after: f64 = shared.iter().map(|&(_, after)| after).sum();
+    (before > 0.0).then_some((after / before, shared.len()))
 }
 
 /// One timing as the file gives it.
@@ -106,16 +137,28 @@ fn timings_of(json: &Value) -> Option<Vec<Timing>> {
         .collect()
 }
 
-fn row(file: &Path) -> Result<String, String> {
-    let (name, json) = crate::workspace::named_json(file)?;
-    let timings = timings_of(&json)
-        .ok_or_else(|| format!("{}: no timings (write them with --timings)", file.display()))?;
+/// The table row of the timings file `file`, read as `json`; `against`, the keys it
+/// shares with the first file of its board and seed, for every file after that one.
+fn row(
+    file: &str,
+    name: &str,
+    json: &Value,
+    against: Option<Option<(f64, usize)>>,
+) -> Result<String, String> {
+    let timings = timings_of(json)
+        .ok_or_else(|| format!("{file}: no timings (write them with --timings)"))?;
     let timed = json["sampled"].as_str().unwrap_or("?");
     let found = spread(&timings, timed == "pieces")
-        .ok_or_else(|| format!("{}: the timings found no solutions", file.display()))?;
+        .ok_or_else(|| format!("{file}: the timings found no solutions"))?;
     let percent = |share: f64| format!("{:.0}%", 100.0 * share);
+    let against = match against {
+        None => "-".to_owned(),
+        Some(None) => "none shared".to_owned(),
+        Some(Some((ratio, shared))) => format!("{ratio:.3} ({shared} keys)"),
+    };
     Ok(format!(
-        "| {name} | {} | {} | {timed} | {} | {:.3} | {} | {} | {} | {:.1} | {:.3} | {:.1} |",
+        "| {name} | {} | {} | {timed} | {} | {:.3} | {} | {} | {} | {:.1} | {:.3} | {:.1} | \
+         {against} |",
         json["n"],
         json["seed"],
         timings.len(),
@@ -176,5 +219,24 @@ mod tests {
             [Timing { last_key_byte: Some(7), seconds: 2.0, cost: 3.0, solutions: 4.0 }]
         );
         assert!(timings_of(&serde_json::json!({"timings": [{"key": []}]})).is_none());
+    }
+
+    /// Of two runs of a seed, the keys both timed say how much slower the later ran: the
+    /// keys only one of them timed say nothing of it.
+    #[test]
+    fn the_keys_two_files_share_compare_their_seconds() {
+        let file = |timings: &[(&[u64], f64)]| {
+            let timings: Vec<Value> = (timings.iter())
+                .map(|(key, seconds)| serde_json::json!({"key": key, "seconds": seconds}))
+                .collect();
+            seconds_by_key(&serde_json::json!({ "timings": timings }))
+        };
+        let first = file(&[(&[1, 0], 2.0), (&[1, 1], 4.0), (&[2, 0], 9.0)]);
+        let later = file(&[(&[1, 1], 5.0), (&[1, 0], 1.0), (&[3, 0], 7.0)]);
+        assert_eq!(same_keys(&first, &later), Some((1.0, 2)));
+        let slower = file(&[(&[2, 0], 10.8)]);
+        let (ratio, shared) = same_keys(&first, &slower).unwrap();
+        assert!((ratio - 1.2).abs() < 1e-12 && shared == 1, "{ratio} of {shared}");
+        assert_eq!(same_keys(&first, &file(&[(&[4], 1.0)])), None, "no key shared");
     }
 }
