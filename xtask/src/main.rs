@@ -65,8 +65,9 @@ Commands:
           estimate each N's count once per seed with the plan crate in this process,
           print the core-hours of each and the largest over the smallest, and append
           them to the JSON file; a reference count of N = 18 on every thread before
-          each seed and after the last times the machine's speed, and the last column
-          is the spread with each seed taken at the seeds' median speed; --timings
+          each seed and after the last times the machine's speed, the column after
+          them is the spread with each seed taken at the seeds' median speed, and the
+          last how long the system took to give a new page its memory then; --timings
           writes each sample's timings to DIR/nN-seedS-COMMIT.json, as `nqueens
           estimate --timings` does
   plan and seeds with --max-memory-gib G plan counts that hold G GiB in all, as
@@ -80,11 +81,13 @@ Commands:
           pairs tested, group tests and lookups per solution
   timings -- FILE...
           one table row per timings file (`nqueens estimate --timings`, `seeds
-          --timings`): the cost per solution of all its timings, the share of their
-          squared residuals (cost less solutions at that cost per solution) that the
-          first slices and the dearest timing hold, and that timing's weight in the
-          cost per solution; of a seed run again, the keys it shares with the seed's
-          first file: their seconds over that file's, the machine's own drift
+          --timings`): the cost per solution of all its timings and its standard
+          error, the share of their squared residuals (cost less solutions at that
+          cost per solution) that the first slices and the dearest timing hold, and
+          that timing's weight in the cost per solution; of a seed run again, the keys
+          it shares with the seed's first file: their seconds over that file's, the
+          machine's own drift; then, per board of several files, how far their costs
+          per solution spread against their standard errors
   tables  [--check]
           regenerate the tables in README.md and results/README.md from results/*.json;
           --check fails if they are stale instead

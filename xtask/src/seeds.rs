@@ -29,6 +29,12 @@ const REFERENCE_N: usize = 18;
 /// builds the join's tables.
 const REFERENCE_RUNS: usize = 3;
 
+/// The memory whose pages [`first_touch_ns`] touches: 65,536 pages of 4 KiB.
+const TOUCHED_BYTES: usize = 256 << 20;
+
+/// The page [`first_touch_ns`] counts in: the smallest the system gives memory in.
+const PAGE_BYTES: usize = 4096;
+
 pub(crate) struct Seeds {
     pub(crate) ns: Vec<usize>,
     pub(crate) seeds: Vec<u64>,
@@ -85,9 +91,9 @@ impl Seeds {
         let within = format!("within {:.0}%", 100.0 * AGREEMENT);
         println!(
             "| N | kernel | core-time by seed | largest / smallest | {within} | by time alone \
-             | reference count of N = {REFERENCE_N} | at one speed |"
+             | reference count of N = {REFERENCE_N} | at one speed | a page's first touch |"
         );
-        println!("| ---: | --- | --- | ---: | --- | ---: | --- | ---: |");
+        println!("| ---: | --- | --- | ---: | --- | ---: | --- | ---: | --- |");
         let saved = Appending::<SeedSweeps>::open(&self.out)?;
         let mut sweep = SeedSweep {
             timestamp_utc: timestamp().1,
@@ -112,18 +118,22 @@ impl Seeds {
                 .and_then(|p| p.with_kernel(problem.kernel()))
                 .map_err(|e| format!("the reference count: {e}"))?;
             let mut before = reference_seconds(&reference, self.threads)?;
+            let mut touch_before = first_touch_ns();
             for &seed in &self.seeds {
                 let mut estimate =
                     self.estimate(&problem, &list, seed).map_err(|e| format!("N = {n}: {e}"))?;
                 estimate["reference_before_s"] = before.into();
+                estimate["first_touch_before_ns"] = touch_before.into();
                 let board = sweep.boards.last_mut().expect("pushed above");
                 board.add(estimate);
                 // Saved before the count after it, which must not lose a sample of minutes.
                 saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
                 before = reference_seconds(&reference, self.threads)?;
+                touch_before = first_touch_ns();
                 let board = sweep.boards.last_mut().expect("pushed above");
-                board.estimates.last_mut().expect("added above")["reference_after_s"] =
-                    before.into();
+                let estimate = board.estimates.last_mut().expect("added above");
+                estimate["reference_after_s"] = before.into();
+                estimate["first_touch_after_ns"] = touch_before.into();
                 saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
             }
             println!("{}", row(sweep.boards.last().expect("pushed above")));
@@ -240,6 +250,24 @@ fn spread(values: impl Iterator<Item = f64> + Clone) -> f64 {
     most / least - 1.0
 }
 
+/// How long the system takes now to give memory to the pages a process touches first and
+/// to take it back, in nanoseconds a 4 KiB page: the median of [`REFERENCE_RUNS`] times
+/// [`TOUCHED_BYTES`] taken, written a byte a page, and freed. The reference count lives in
+/// the caches and touches little new memory, where N = 28's pieces touch gigabytes: on one
+/// Zen 5 a sweep's system time came to 14 µs a page fault where an earlier sweep's came to
+/// 5, and the same pieces took a quarter longer (docs/measurements/plans.md).
+fn first_touch_ns() -> f64 {
+    let mut runs = Vec::with_capacity(REFERENCE_RUNS);
+    for _ in 0..REFERENCE_RUNS {
+        let started = Instant::now();
+        let mut memory = vec![0u8; TOUCHED_BYTES];
+        memory.iter_mut().step_by(PAGE_BYTES).for_each(|byte| *byte = 1);
+        drop(std::hint::black_box(memory));
+        runs.push(1e9 * started.elapsed().as_secs_f64() / (TOUCHED_BYTES / PAGE_BYTES) as f64);
+    }
+    Stats::of(&runs).median
+}
+
 /// A board's estimates as a row of the table [`Seeds::run`] prints.
 fn row(board: &Board) -> String {
     let hours: Vec<String> = (board.estimates.iter())
@@ -254,6 +282,11 @@ fn row(board: &Board) -> String {
         .chain(board.estimates.last().and_then(|e| e["reference_after_s"].as_f64()))
         .map(|seconds| format!("{seconds:.2} s"))
         .collect();
+    let touches: Vec<String> = (board.estimates.iter())
+        .filter_map(|e| e["first_touch_before_ns"].as_f64())
+        .chain(board.estimates.last().and_then(|e| e["first_touch_after_ns"].as_f64()))
+        .map(|ns| format!("{ns:.0} ns"))
+        .collect();
     let at_one_speed = board.at_one_speed();
     let at_one_speed = if at_one_speed.is_empty() {
         String::new()
@@ -261,13 +294,14 @@ fn row(board: &Board) -> String {
         format!("{:.2}", 1.0 + spread(at_one_speed.iter().copied()))
     };
     format!(
-        "| {} | {} | {} | {:.2} | {within} | {:.2} | {} | {at_one_speed} |",
+        "| {} | {} | {} | {:.2} | {within} | {:.2} | {} | {at_one_speed} | {} |",
         board.n,
         board.kernel,
         hours.join(", "),
         1.0 + board.spread,
         1.0 + alone,
-        references.join(", ")
+        references.join(", "),
+        touches.join(", "),
     )
 }
 
@@ -321,7 +355,23 @@ mod tests {
             assert!((hours - 10.0).abs() < 1e-9, "{at_one_speed:?}");
         }
         let row = row(&board);
-        assert!(row.contains("| 1.00 s, 1.10 s, 1.00 s, 1.00 s | 1.00 |"), "{row}");
+        assert!(row.contains("| 1.00 s, 1.10 s, 1.00 s, 1.00 s | 1.00 |  |"), "{row}");
+    }
+
+    /// The first touches of each seed are listed as the reference counts are: each
+    /// seed's before, and the last one's after.
+    #[test]
+    fn the_first_touches_are_listed_beside_the_reference_counts() {
+        let mut estimates = vec![timed(10.0, 1.0, 1.0), timed(11.0, 1.0, 1.0)];
+        for (estimate, (before, after)) in estimates.iter_mut().zip([(900.0, 950.0), (950.0, 2e3)])
+        {
+            estimate["first_touch_before_ns"] = before.into();
+            estimate["first_touch_after_ns"] = after.into();
+        }
+        let row = row(&board(estimates));
+        assert!(row.ends_with("| 900 ns, 950 ns, 2000 ns |"), "{row}");
+        let touch = first_touch_ns();
+        assert!(touch > 0.0 && touch.is_finite(), "{touch}");
     }
 
     #[test]
@@ -347,6 +397,6 @@ mod tests {
         let old = |hours: f64| serde_json::json!({ "core_hours": hours, "core_hours_by_time_alone": hours });
         let board = board(vec![old(9.0), old(10.0)]);
         assert!(board.at_one_speed().is_empty());
-        assert!(row(&board).ends_with("| 1.11 |  |  |"), "{}", row(&board));
+        assert!(row(&board).ends_with("| 1.11 |  |  |  |"), "{}", row(&board));
     }
 }

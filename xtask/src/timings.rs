@@ -10,7 +10,10 @@
 //!
 //! A seed draws the same keys whenever it runs, so the keys a file shares with the first
 //! file of the same board and seed tell the machine's speed apart from the draws: their
-//! seconds over that file's are what the machine (or the engine) alone moved.
+//! seconds over that file's are what the machine (or the engine) alone moved. And where
+//! several files sample one board, their costs per solution should spread about as much
+//! as each file's own timings say they may (its standard error): what spreads them more is
+//! common to all of a file's timings, the machine's speed while it sampled.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -22,24 +25,80 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
         return Err("timings needs the files after --".into());
     }
     println!(
-        "| file | N | seed | timed | timings | core-ns / solution | first slices' share \
+        "| file | N | seed | timed | timings | core-ns / solution | its standard error | \
+         first slices' share \
          | first slices' cost per solution, over the others' | dearest timing's share | its \
          seconds | cost per solution without it | most solutions / mean | the same seed's \
          first file: shared keys' seconds over its |"
     );
     println!(
-        "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: \
+         | ---: |"
     );
     let mut firsts = HashMap::new();
+    let mut boards: Vec<(u64, Vec<(f64, f64)>)> = Vec::new();
     for file in files {
         let (name, json) = crate::workspace::named_json(Path::new(file))?;
         let keyed = seconds_by_key(&json);
         let seed = (json["n"].as_u64(), json["seed"].as_u64());
         let against = firsts.get(&seed).map(|first| same_keys(first, &keyed));
-        println!("{}", row(file, &name, &json, against)?);
+        let (line, found) = row(file, &name, &json, against)?;
+        println!("{line}");
         firsts.entry(seed).or_insert(keyed);
+        let n = json["n"].as_u64().unwrap_or(0);
+        let per_solution = (found.per_solution, found.standard_error);
+        match boards.iter_mut().find(|(board, _)| *board == n) {
+            Some((_, files)) => files.push(per_solution),
+            None => boards.push((n, vec![per_solution])),
+        }
+    }
+    for (n, files) in boards {
+        if let Some(across) = Across::of(&files) {
+            println!(
+                "N = {n}, {} files: {:.3} to {:.3} core-ns a solution ({:.2} largest over \
+                 smallest), spread {:.1}% across the files; each file's timings give it a \
+                 standard error of {:.1}% on average, what their draws alone would spread",
+                files.len(),
+                1e9 * across.least,
+                1e9 * across.most,
+                across.most / across.least,
+                100.0 * across.spread,
+                100.0 * across.standard_error,
+            );
+        }
     }
     Ok(())
+}
+
+/// How the costs per solution of several samples of one board spread, against what each
+/// sample's own timings allow.
+#[derive(Debug, PartialEq)]
+struct Across {
+    least: f64,
+    most: f64,
+    /// The standard deviation of the costs per solution, over their mean.
+    spread: f64,
+    /// The samples' standard errors (each over its cost per solution), on average.
+    standard_error: f64,
+}
+
+impl Across {
+    /// Of the samples' `(cost per solution, its standard error)`; `None` for fewer than
+    /// two.
+    fn of(samples: &[(f64, f64)]) -> Option<Across> {
+        if samples.len() < 2 {
+            return None;
+        }
+        let count = samples.len() as f64;
+        let mean = samples.iter().map(|&(cost, _)| cost).sum::<f64>() / count;
+        let squares: f64 = samples.iter().map(|&(cost, _)| (cost - mean).powi(2)).sum();
+        Some(Across {
+            least: samples.iter().map(|&(cost, _)| cost).fold(f64::INFINITY, f64::min),
+            most: samples.iter().map(|&(cost, _)| cost).fold(0.0, f64::max),
+            spread: (squares / (count - 1.0)).sqrt() / mean,
+            standard_error: samples.iter().map(|&(_, error)| error).sum::<f64>() / count,
+        })
+    }
 }
 
 /// Each timing's seconds by its key.
@@ -73,6 +132,9 @@ struct Timing {
 #[derive(Debug, PartialEq)]
 struct Spread {
     per_solution: f64,
+    /// The standard error of `per_solution` that the timings' residuals give (as if drawn
+    /// at random from one stratum), over it.
+    standard_error: f64,
     /// The share of the squared residuals held by the first slices, and their cost per
     /// solution over the other slices' (pieces only).
     first_slices: Option<f64>,
@@ -94,7 +156,8 @@ fn spread(timings: &[Timing], pieces: bool) -> Option<Spread> {
     }
     let per_solution = cost / solutions;
     let squared = |t: &Timing| (t.cost - per_solution * t.solutions).powi(2);
-    let all: f64 = timings.iter().map(squared).sum::<f64>().max(f64::MIN_POSITIVE);
+    let squares: f64 = timings.iter().map(squared).sum();
+    let all = squares.max(f64::MIN_POSITIVE);
     let is_first = |t: &&Timing| t.last_key_byte == Some(0);
     let first_slices =
         pieces.then(|| timings.iter().filter(is_first).map(squared).sum::<f64>() / all);
@@ -112,8 +175,15 @@ fn spread(timings: &[Timing], pieces: bool) -> Option<Spread> {
         if left > 0.0 { (cost - dearest.cost) / left / per_solution } else { f64::NAN };
     let mean_solutions = solutions / timings.len() as f64;
     let most_solutions = timings.iter().map(|t| t.solutions).fold(0.0, f64::max) / mean_solutions;
+    let count = timings.len() as f64;
+    let standard_error = if timings.len() > 1 {
+        (squares / (count * (count - 1.0))).sqrt() / (cost / count)
+    } else {
+        f64::NAN
+    };
     Some(Spread {
         per_solution,
+        standard_error,
         first_slices,
         first_slices_dearer,
         dearest,
@@ -144,7 +214,7 @@ fn row(
     name: &str,
     json: &Value,
     against: Option<Option<(f64, usize)>>,
-) -> Result<String, String> {
+) -> Result<(String, Spread), String> {
     let timings = timings_of(json)
         .ok_or_else(|| format!("{file}: no timings (write them with --timings)"))?;
     let timed = json["sampled"].as_str().unwrap_or("?");
@@ -156,20 +226,22 @@ fn row(
         Some(None) => "none shared".to_owned(),
         Some(Some((ratio, shared))) => format!("{ratio:.3} ({shared} keys)"),
     };
-    Ok(format!(
-        "| {name} | {} | {} | {timed} | {} | {:.3} | {} | {} | {} | {:.1} | {:.3} | {:.1} | \
-         {against} |",
+    let line = format!(
+        "| {name} | {} | {} | {timed} | {} | {:.3} | {:.1}% | {} | {} | {} | {:.1} | {:.3} | \
+         {:.1} | {against} |",
         json["n"],
         json["seed"],
         timings.len(),
         1e9 * found.per_solution,
+        100.0 * found.standard_error,
         found.first_slices.map_or_else(|| "-".to_owned(), percent),
         found.first_slices_dearer.map_or_else(|| "-".to_owned(), |ratio| format!("{ratio:.2}")),
         percent(found.dearest_share),
         found.dearest.seconds,
         found.without_dearest,
         found.most_solutions,
-    ))
+    );
+    Ok((line, found))
 }
 
 #[cfg(test)]
@@ -193,6 +265,11 @@ mod tests {
         assert!((found.first_slices.unwrap() - found.dearest_share).abs() < 1e-12);
         assert!((found.without_dearest - 1.0 / found.per_solution).abs() < 1e-12);
         assert_eq!(found.most_solutions, 2.0 / 1.5);
+        let squares = (6.0f64 - 20.0 / 6.0).powi(2)
+            + (1.0f64 - 10.0 / 6.0).powi(2) * 2.0
+            + (2.0f64 - 20.0 / 6.0).powi(2);
+        let error = (squares / 12.0).sqrt() / 2.5;
+        assert!((found.standard_error - error).abs() < 1e-12, "{found:?} against {error}");
         assert_eq!(found.first_slices_dearer, Some(3.0));
         assert_eq!(spread(&timings, false).unwrap().first_slices_dearer, None, "not pieces");
     }
@@ -204,6 +281,7 @@ mod tests {
         let found = spread(&timings, true).unwrap();
         assert_eq!((found.per_solution, found.first_slices), (1.0, Some(0.0)));
         assert_eq!((found.dearest_share, found.without_dearest), (0.0, 1.0));
+        assert_eq!(found.standard_error, 0.0);
         assert!(spread(&[piece(0, 1.0, 0.0)], true).is_none(), "no solutions");
     }
 
@@ -238,5 +316,15 @@ mod tests {
         let (ratio, shared) = same_keys(&first, &slower).unwrap();
         assert!((ratio - 1.2).abs() < 1e-12 && shared == 1, "{ratio} of {shared}");
         assert_eq!(same_keys(&first, &file(&[(&[4], 1.0)])), None, "no key shared");
+    }
+
+    /// Samples at 1, 2 and 3 spread by the standard deviation 1 over the mean 2, whatever
+    /// their own errors say; one sample alone spreads by nothing.
+    #[test]
+    fn samples_of_one_board_spread_by_their_costs_per_solution() {
+        let across = Across::of(&[(2.0, 0.1), (1.0, 0.2), (3.0, 0.3)]).unwrap();
+        assert_eq!((across.least, across.most, across.spread), (1.0, 3.0, 0.5));
+        assert!((across.standard_error - 0.2).abs() < 1e-12, "{across:?}");
+        assert_eq!(Across::of(&[(2.0, 0.1)]), None);
     }
 }
