@@ -309,12 +309,13 @@ impl Engine for Join {
     /// Below a row set, its slices: each walks the row set's north rows, sorts its lists
     /// for the first pair count and counts every [`SLICES`]-th group of its stored lanes;
     /// of a row set over the budget it takes the same share of every fill's other
-    /// meetings of its pieces of half-boards (`Count::row_set` in count.rs). Slices that took whole meetings only
-    /// where a fill of the north rows had several, and groups elsewhere, mixed what they
-    /// charged to the row set and to themselves: N = 26 predicted twice its count. Cut by
-    /// the column of a half's first queen instead, a piece's lists were shorter than its
-    /// row set's, and the pair count, choosing its buckets by their lengths, skipped fewer
-    /// pairs: pieces predicted 2.7 times their row sets at N = 20.
+    /// meetings of its pieces of half-boards (`Count::row_set` in count.rs). Slices that
+    /// took whole meetings only where a fill of the north rows had several, and groups
+    /// elsewhere, mixed what they charged to the row set and to themselves: N = 26
+    /// predicted twice its count. Cut by the column of a half's first queen instead, a
+    /// piece's lists were shorter than its row set's, and the pair count, choosing its
+    /// buckets by their lengths, skipped fewer pairs: pieces predicted 2.7 times their row
+    /// sets at N = 20.
     fn pieces(&self, task: &Task) -> Result<Vec<Task>, Error> {
         let bytes = task.key_for(self)?;
         let key = self.geometry.key(bytes).ok_or_else(|| task.foreign())?;

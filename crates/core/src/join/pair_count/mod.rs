@@ -606,6 +606,7 @@ mod tests {
             assert!(counted_slices > 1, "{kernel:?}: one slice took every group");
         }
     }
+
     /// The pairs counted without buckets are shared by the slices too, in whole groups of
     /// lanes: at N = 28 the first slice had counted them all, at up to 3.5 times the
     /// others' cost per solution.
