@@ -266,19 +266,18 @@ pub fn check(
                 .collect()
         })
         .collect();
-    let mut items = Vec::new();
+    let mut descents = Vec::new();
     for round in 0..timed_below.iter().map(Vec::len).max().unwrap_or(0) {
         for (checked, paths) in timed_below.iter().enumerate() {
             if let Some(&(unit, path)) = paths.get(round) {
-                items.push(Item::Descent { checked, unit, path: path.clone() });
+                descents.push(Item::Descent { checked, unit, path: path.clone() });
             }
         }
     }
-    // The counts go last, so that the progress shows the long part.
-    let timings = items.len();
-    for (checked, drawn) in chosen.iter().enumerate() {
-        items.push(Item::Whole { checked, task: drawn.path.task.clone() });
-    }
+    let wholes = (chosen.iter().enumerate())
+        .map(|(checked, drawn)| Item::Whole { checked, task: drawn.path.task.clone() })
+        .collect();
+    let items = spread_among(descents, wholes);
     let solver = problem.for_sample(options.threads);
     let (profile, gate) = (options.profile, Gate::default());
     let runner = Runner::new(
@@ -310,7 +309,9 @@ pub fn check(
     .threads(options.threads)
     .stop_flag(options.stop.clone());
     let report = runner.run(|progress| {
-        let counted = progress.done.saturating_sub(timings);
+        let counted = (progress.partial.iter())
+            .filter(|(_, found)| matches!(found, Finding::Whole { .. }))
+            .count();
         watch.checking(counted, chosen.len(), progress.session);
     })?;
     if report.finish != Finish::Complete {
@@ -366,6 +367,24 @@ pub fn check(
         check_s: started.elapsed().as_secs_f64(),
         profile,
     }))
+}
+
+/// `wholes` spread evenly among `timings`, each in the middle of its share of them, in
+/// the order served: the counts then run in the same minutes as the timings that predict
+/// them. Counted after all the timings, the counts met a machine that had slowed since:
+/// on a Zen 5 whose speed moved by a quarter within the hour, a plans sweep checked
+/// N = 22 at 0.78 where the same check alone said 1.02 (docs/measurements/plans.md).
+fn spread_among<T>(timings: Vec<T>, wholes: Vec<T>) -> Vec<T> {
+    let (timed, counted) = (timings.len(), wholes.len());
+    let mut items = Vec::with_capacity(timed + counted);
+    let mut timings = timings.into_iter();
+    for (at, whole) in wholes.into_iter().enumerate() {
+        let timings_before = (2 * at + 1) * timed / (2 * counted);
+        items.extend(timings.by_ref().take(timings_before - (items.len() - at)));
+        items.push(whole);
+    }
+    items.extend(timings);
+    items
 }
 
 /// A task drawn for a check: the index in the count's list of the task it is or lies
@@ -528,6 +547,29 @@ mod tests {
     use nqueens_core::Method;
 
     use super::*;
+
+    #[test]
+    fn the_counts_run_among_the_timings_that_predict_them() {
+        for (timed, counted) in [(0, 3), (3, 0), (1, 1), (10, 2), (7, 3), (80, 8), (5, 8)] {
+            let timings: Vec<usize> = (0..timed).collect();
+            let wholes: Vec<usize> = (1000..1000 + counted).collect();
+            let items = spread_among(timings.clone(), wholes.clone());
+            let (served_wholes, served_timings): (Vec<usize>, Vec<usize>) =
+                items.iter().partition(|&&item| item >= 1000);
+            assert_eq!((served_timings, served_wholes), (timings, wholes), "each in its order");
+            if counted > 0 {
+                // Half the timings come before the counts, on average over the counts.
+                let before: Vec<usize> = (items.iter().enumerate())
+                    .filter(|(_, item)| **item >= 1000)
+                    .map(|(place, item)| place - (item - 1000))
+                    .collect();
+                let mean = before.iter().sum::<usize>() as f64 / counted as f64;
+                let apart = mean - timed as f64 / 2.0;
+                assert!(apart.abs() <= 0.5, "{timed} timings, {counted} counts: {before:?}");
+            }
+        }
+        assert_eq!(spread_among(vec![0, 1, 2, 3, 4, 5], vec![10, 11]), [0, 10, 1, 2, 3, 11, 4, 5]);
+    }
 
     fn task(predicted_s: f64, counted_s: f64) -> CheckedTask {
         let (key, predicted_error_s) = (Vec::new(), 0.0);
