@@ -64,10 +64,11 @@ Commands:
           (run as `cargo xtask-release seeds`)
           estimate each N's count once per seed with the plan crate in this process,
           print the core-hours of each and the largest over the smallest, and append
-          them to the JSON file; a reference count of N = 18 on every thread before
-          each seed and after the last times the machine's speed, the column after
-          them is the spread with each seed taken at the seeds' median speed, and the
-          last how long the system took to give a new page its memory then; --timings
+          them to the JSON file; before each seed and after the last, a reference
+          count of N = 18 on every thread and the timings of a one-minute sample of
+          the board (seed 0) taken again time the machine's speed, the column after
+          each is the spread with each seed taken at the seeds' median speed by it,
+          and the last how long the system took to give a new page its memory; --timings
           writes each sample's timings to DIR/nN-seedS-COMMIT.json, as `nqueens
           estimate --timings` does
   plan and seeds with --max-memory-gib G plan counts that hold G GiB in all, as

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use nqueens_core::{Counts, Method, Problem};
-use nqueens_plan::{Options, TaskList};
+use nqueens_plan::{Options, Sample, TaskList};
 use serde::{Deserialize, Serialize};
 
 use crate::host::{Build, Host, timestamp};
@@ -28,6 +28,14 @@ const REFERENCE_N: usize = 18;
 /// Reference counts taken each time, of which the median is kept: the first of a process
 /// builds the join's tables.
 const REFERENCE_RUNS: usize = 3;
+
+/// The seed of the sample whose timings are taken again before each seed and after the
+/// last ([`Seeds::panel`]): none of the seeds a sweep draws by default.
+const PANEL_SEED: u64 = 0;
+
+/// How long the sample that chooses those timings runs: each taking again costs about
+/// as long.
+const PANEL_TIME: Duration = Duration::from_secs(60);
 
 /// The memory whose pages [`first_touch_ns`] touches: 65,536 pages of 4 KiB.
 const TOUCHED_BYTES: usize = 256 << 20;
@@ -91,9 +99,10 @@ impl Seeds {
         let within = format!("within {:.0}%", 100.0 * AGREEMENT);
         println!(
             "| N | kernel | core-time by seed | largest / smallest | {within} | by time alone \
-             | reference count of N = {REFERENCE_N} | at one speed | a page's first touch |"
+             | reference count of N = {REFERENCE_N} | at its speed | its own pieces again \
+             | at their speed | a page's first touch |"
         );
-        println!("| ---: | --- | --- | ---: | --- | ---: | --- | ---: | --- |");
+        println!("| ---: | --- | --- | ---: | --- | ---: | --- | ---: | --- | ---: | --- |");
         let saved = Appending::<SeedSweeps>::open(&self.out)?;
         let mut sweep = SeedSweep {
             timestamp_utc: timestamp().1,
@@ -117,22 +126,27 @@ impl Seeds {
             let reference = Problem::new(REFERENCE_N, Method::Join)
                 .and_then(|p| p.with_kernel(problem.kernel()))
                 .map_err(|e| format!("the reference count: {e}"))?;
+            let failed = |e: Box<dyn std::error::Error>| format!("N = {n}: {e}");
+            let panel = self.panel(&problem, &list).map_err(failed)?;
             let mut before = reference_seconds(&reference, self.threads)?;
+            let mut panel_before = self.panel_seconds(&problem, &panel).map_err(failed)?;
             let mut touch_before = first_touch_ns();
             for &seed in &self.seeds {
-                let mut estimate =
-                    self.estimate(&problem, &list, seed).map_err(|e| format!("N = {n}: {e}"))?;
+                let mut estimate = self.estimate(&problem, &list, seed).map_err(failed)?;
                 estimate["reference_before_s"] = before.into();
+                estimate["panel_before_s"] = panel_before.into();
                 estimate["first_touch_before_ns"] = touch_before.into();
                 let board = sweep.boards.last_mut().expect("pushed above");
                 board.add(estimate);
                 // Saved before the count after it, which must not lose a sample of minutes.
                 saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
                 before = reference_seconds(&reference, self.threads)?;
+                panel_before = self.panel_seconds(&problem, &panel).map_err(failed)?;
                 touch_before = first_touch_ns();
                 let board = sweep.boards.last_mut().expect("pushed above");
                 let estimate = board.estimates.last_mut().expect("added above");
                 estimate["reference_after_s"] = before.into();
+                estimate["panel_after_s"] = panel_before.into();
                 estimate["first_touch_after_ns"] = touch_before.into();
                 saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
             }
@@ -140,6 +154,39 @@ impl Seeds {
         }
         println!("appended to {}", self.out.display());
         Ok(())
+    }
+
+    /// A short sample of the board with a seed of its own ([`PANEL_SEED`], for
+    /// [`PANEL_TIME`]): the panel whose timings are taken again before each seed and after
+    /// the last. Its pieces are the board's own work, which follows the machine
+    /// where the reference count of a small board does not: on one Zen 5 the same pieces
+    /// of N = 28 took 1.23 times as long from one sweep to the next where the reference
+    /// count took 0.83 to 1.14 s in both (docs/measurements/plans.md).
+    fn panel(
+        &self,
+        problem: &Problem,
+        list: &TaskList,
+    ) -> Result<Sample, Box<dyn std::error::Error>> {
+        let options =
+            Options { sample_time: Some(PANEL_TIME), ..Options::new(self.threads, PANEL_SEED) };
+        let watch = Lines::new(problem.n());
+        let (_, sample, _) =
+            nqueens_plan::estimate(problem, list, 0.0, &options, &watch)?.ok_or("stopped")?;
+        if sample.timings().is_empty() {
+            return Err(format!("the panel's sample timed nothing in {PANEL_TIME:?}").into());
+        }
+        Ok(sample)
+    }
+
+    /// The thread-seconds the panel's timings take now, in all.
+    fn panel_seconds(
+        &self,
+        problem: &Problem,
+        panel: &Sample,
+    ) -> Result<f64, Box<dyn std::error::Error>> {
+        let options = Options::new(self.threads, PANEL_SEED);
+        let seconds = nqueens_plan::time_again(problem, panel, &options)?.ok_or("stopped")?;
+        Ok(seconds.iter().sum())
     }
 
     /// One plan's estimate with `seed`, as JSON with the time it took.
@@ -222,14 +269,16 @@ impl Board {
         spread(hours)
     }
 
-    /// Each seed's core-hours at the speed the machine had across all of them: scaled by
-    /// the median of the seeds' reference times over its own (the mean of the counts before
-    /// and after it), so that a seed sampled while the machine ran slow is taken as if it
-    /// had not. Empty for sweeps without reference counts.
-    fn at_one_speed(&self) -> Vec<f64> {
+    /// Each seed's core-hours at the speed the machine had across all of them, by the
+    /// times taken of the same work before and after each seed, `reference` (the count of
+    /// N = 18) or `panel` (the board's own pieces): scaled by the median of the seeds'
+    /// times over its own (the mean of its before and after), so that a seed sampled
+    /// while the machine ran slow is taken as if it had not. Empty for sweeps without
+    /// those times.
+    fn at_one_speed(&self, by: &str) -> Vec<f64> {
         let reference = |e: &serde_json::Value| {
-            let before = e["reference_before_s"].as_f64()?;
-            let after = e["reference_after_s"].as_f64()?;
+            let before = e[format!("{by}_before_s")].as_f64()?;
+            let after = e[format!("{by}_after_s")].as_f64()?;
             Some((before + after) / 2.0)
         };
         let references = self.estimates.iter().map(reference).collect::<Option<Vec<_>>>();
@@ -277,31 +326,38 @@ fn row(board: &Board) -> String {
     // Where the work is the cost per solution times the solutions known, the spread the
     // same draws' time alone would have had.
     let alone = board.spread_of("core_hours_by_time_alone");
-    let references: Vec<String> = (board.estimates.iter())
-        .filter_map(|e| e["reference_before_s"].as_f64())
-        .chain(board.estimates.last().and_then(|e| e["reference_after_s"].as_f64()))
-        .map(|seconds| format!("{seconds:.2} s"))
-        .collect();
-    let touches: Vec<String> = (board.estimates.iter())
-        .filter_map(|e| e["first_touch_before_ns"].as_f64())
-        .chain(board.estimates.last().and_then(|e| e["first_touch_after_ns"].as_f64()))
-        .map(|ns| format!("{ns:.0} ns"))
-        .collect();
-    let at_one_speed = board.at_one_speed();
-    let at_one_speed = if at_one_speed.is_empty() {
-        String::new()
-    } else {
-        format!("{:.2}", 1.0 + spread(at_one_speed.iter().copied()))
+    // Each seed's before, and the last one's after.
+    let times = |field: &str, unit: &dyn Fn(f64) -> String| {
+        let before = format!("{field}_before_{}", if field == "first_touch" { "ns" } else { "s" });
+        let after = before.replace("_before_", "_after_");
+        let listed: Vec<String> = (board.estimates.iter())
+            .filter_map(|e| e[&before].as_f64())
+            .chain(board.estimates.last().and_then(|e| e[&after].as_f64()))
+            .map(unit)
+            .collect();
+        listed.join(", ")
+    };
+    let seconds = |seconds: f64| format!("{seconds:.2} s");
+    let at_one_speed = |by: &str| {
+        let at_one_speed = board.at_one_speed(by);
+        if at_one_speed.is_empty() {
+            String::new()
+        } else {
+            format!("{:.2}", 1.0 + spread(at_one_speed.iter().copied()))
+        }
     };
     format!(
-        "| {} | {} | {} | {:.2} | {within} | {:.2} | {} | {at_one_speed} | {} |",
+        "| {} | {} | {} | {:.2} | {within} | {:.2} | {} | {} | {} | {} | {} |",
         board.n,
         board.kernel,
         hours.join(", "),
         1.0 + board.spread,
         1.0 + alone,
-        references.join(", "),
-        touches.join(", "),
+        times("reference", &seconds),
+        at_one_speed("reference"),
+        times("panel", &|s: f64| format!("{s:.1} s")),
+        at_one_speed("panel"),
+        times("first_touch", &|ns: f64| format!("{ns:.0} ns")),
     )
 }
 
@@ -349,13 +405,35 @@ mod tests {
         let board =
             board(vec![timed(10.0, 1.0, 1.0), timed(12.0, 1.1, 1.3), timed(10.0, 1.0, 1.0)]);
         assert!((board.spread - 0.2).abs() < 1e-9);
-        let at_one_speed = board.at_one_speed();
+        let at_one_speed = board.at_one_speed("reference");
         assert_eq!(at_one_speed.len(), 3);
         for hours in &at_one_speed {
             assert!((hours - 10.0).abs() < 1e-9, "{at_one_speed:?}");
         }
         let row = row(&board);
-        assert!(row.contains("| 1.00 s, 1.10 s, 1.00 s, 1.00 s | 1.00 |  |"), "{row}");
+        assert!(row.contains("| 1.00 s, 1.10 s, 1.00 s, 1.00 s | 1.00 |  |  |  |"), "{row}");
+    }
+
+    /// The board's own pieces, timed again, follow the machine where the small board's
+    /// count does not: the seeds are taken at the pieces' speed.
+    #[test]
+    fn a_seed_sampled_while_the_boards_pieces_ran_slow_is_taken_at_their_speed() {
+        let mut estimates =
+            vec![timed(40.0, 1.0, 1.0), timed(50.0, 1.0, 1.0), timed(40.0, 1.0, 1.0)];
+        for (estimate, (before, after)) in
+            estimates.iter_mut().zip([(60.0, 60.0), (70.0, 80.0), (60.0, 60.0)])
+        {
+            estimate["panel_before_s"] = before.into();
+            estimate["panel_after_s"] = after.into();
+        }
+        let board = board(estimates);
+        assert!((board.spread - 0.25).abs() < 1e-9);
+        assert!((spread(board.at_one_speed("reference").into_iter()) - 0.25).abs() < 1e-9);
+        for hours in board.at_one_speed("panel") {
+            assert!((hours - 40.0).abs() < 1e-9, "{hours}");
+        }
+        let row = row(&board);
+        assert!(row.contains("| 1.25 | 60.0 s, 70.0 s, 60.0 s, 60.0 s | 1.00 |"), "{row}");
     }
 
     /// The first touches of each seed are listed as the reference counts are: each
@@ -388,7 +466,7 @@ mod tests {
     #[test]
     fn a_steady_machine_leaves_the_spread_as_it_was() {
         let board = board(vec![timed(10.0, 2.0, 2.0), timed(13.0, 2.0, 2.0)]);
-        let at_one_speed = board.at_one_speed();
+        let at_one_speed = board.at_one_speed("reference");
         assert!((spread(at_one_speed.iter().copied()) - board.spread).abs() < 1e-9);
     }
 
@@ -396,7 +474,8 @@ mod tests {
     fn sweeps_before_the_reference_counts_have_no_speed_to_take() {
         let old = |hours: f64| serde_json::json!({ "core_hours": hours, "core_hours_by_time_alone": hours });
         let board = board(vec![old(9.0), old(10.0)]);
-        assert!(board.at_one_speed().is_empty());
-        assert!(row(&board).ends_with("| 1.11 |  |  |  |"), "{}", row(&board));
+        assert!(board.at_one_speed("reference").is_empty());
+        assert!(board.at_one_speed("panel").is_empty());
+        assert!(row(&board).ends_with("| 1.11 |  |  |  |  |  |"), "{}", row(&board));
     }
 }

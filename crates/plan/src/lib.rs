@@ -24,6 +24,7 @@
 //! scheduler's [`Runner`](nqueens_scheduler::Runner), reports their progress to a
 //! [`Watch`], and stops when the caller's flag is raised.
 
+mod again;
 mod check;
 mod descent;
 mod estimate;
@@ -33,6 +34,7 @@ mod sample;
 mod split;
 mod whole;
 
+pub use crate::again::time_again;
 pub use crate::check::{
     Check, CheckedTask, MOST_CHECKED_TASK_SECONDS, check, check_depth, per_solution_of,
     work_by_solutions,

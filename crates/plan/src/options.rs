@@ -140,6 +140,8 @@ pub enum PlanError {
     NothingTimed,
     /// A check found no task to count, or tasks predicted to take no time.
     NothingToCheck,
+    /// A key to time again that no task of the board has.
+    UnknownKey(Vec<u8>),
 }
 
 impl fmt::Display for PlanError {
@@ -151,6 +153,7 @@ impl fmt::Display for PlanError {
             PlanError::NothingToCheck => {
                 write!(f, "nothing to check: no task of the list is predicted to take any time")
             }
+            PlanError::UnknownKey(key) => write!(f, "no task of this board has the key {key:?}"),
         }
     }
 }

@@ -1,0 +1,117 @@
+//! The same timings taken again: what a sample timed, found again by its keys and timed as
+//! the sample timed it, to tell how fast the machine runs the board's own work now.
+
+use nqueens_core::{Problem, Task};
+use nqueens_scheduler::{Finish, Runner};
+
+use crate::gate::Gate;
+use crate::options::{Options, PlanError};
+use crate::sample::Sample;
+
+/// The thread-seconds each of the timings of `sample` takes now, in their order
+/// ([`Sample::timings`]): the tasks, units or pieces it timed, found again by their keys
+/// and timed as it timed them, on the options' threads. The same keys take the same work
+/// every time, so that timings of them taken hours apart say how far the machine's speed
+/// moved for the work the board does (a small board's count, resident in the caches, did
+/// not follow a Zen 5 whose memory slowed: docs/measurements/plans.md). `None` if stopped.
+pub fn time_again(
+    problem: &Problem,
+    sample: &Sample,
+    options: &Options,
+) -> Result<Option<Vec<f64>>, PlanError> {
+    let tasks = (sample.timings.iter())
+        .enumerate()
+        .map(|(at, timing)| Ok((at, task_of(problem, &sample.list, &timing.key)?)))
+        .collect::<Result<Vec<(usize, Task)>, PlanError>>()?;
+    let (solver, gate) = (problem.for_sample(options.threads), Gate::default());
+    let runner = Runner::new(
+        tasks,
+        move |(at, task): &(usize, Task)| {
+            let seconds = gate.time(&solver, task, || {
+                let started = std::time::Instant::now();
+                solver.measure(task)?;
+                Ok(started.elapsed().as_secs_f64())
+            })?;
+            Ok::<_, nqueens_core::Error>(vec![(*at, seconds)])
+        },
+        |a: &Vec<(usize, f64)>, b: &Vec<(usize, f64)>| Ok(a.iter().chain(b).copied().collect()),
+        Vec::new(),
+    )
+    .threads(options.threads)
+    .stop_flag(options.stop.clone());
+    let report = runner.run(|_| {})?;
+    if report.finish != Finish::Complete {
+        return Ok(None);
+    }
+    let mut seconds = vec![0.0; sample.timings.len()];
+    for (at, taken) in report.result {
+        seconds[at] = taken;
+    }
+    Ok(Some(seconds))
+}
+
+/// The task of `key` below `list` (the list a sample drew from): the list's task its key
+/// begins with, then the child or piece of each whose key it begins with, down to the key
+/// itself.
+fn task_of(problem: &Problem, list: &[Task], key: &[u8]) -> Result<Task, PlanError> {
+    let unknown = || PlanError::UnknownKey(key.to_vec());
+    let mut task =
+        list.iter().find(|task| key.starts_with(task.key())).ok_or_else(unknown)?.clone();
+    while task.key() != key {
+        let mut finer = problem.children(&task)?;
+        if finer.is_empty() {
+            finer = problem.pieces(&task)?;
+        }
+        let within =
+            |finer: &Task| finer.key().len() > task.key().len() && key.starts_with(finer.key());
+        task = finer.into_iter().find(within).ok_or_else(unknown)?;
+    }
+    Ok(task)
+}
+
+#[cfg(test)]
+mod tests {
+    use nqueens_core::Method;
+
+    use super::*;
+    use crate::{Timed, Unwatched};
+
+    /// Every key a sample timed, of whole tasks, of units or of pieces, is found again and
+    /// timed; a key no task of the board has is refused.
+    #[test]
+    fn what_a_sample_timed_is_timed_again_by_its_keys() {
+        let mut kinds = Vec::new();
+        let boards = [(12, Method::Plain, None), (14, Method::Join, Some(Timed::Units))];
+        for (n, method, timed) in
+            boards.into_iter().chain([(14, Method::Join, Some(Timed::Pieces))])
+        {
+            let problem = Problem::new(n, method).unwrap();
+            let list = crate::TaskList::of(&problem, 2).unwrap();
+            let options = Options {
+                timed,
+                sample_time: Some(std::time::Duration::from_millis(300)),
+                ..Options::new(2, 3)
+            };
+            let (_, sample, _) =
+                crate::estimate(&problem, &list, 0.0, &options, &Unwatched).unwrap().unwrap();
+            kinds.push(sample.timed());
+            assert!(!sample.timings().is_empty(), "N = {n}");
+            for timing in sample.timings() {
+                let found = task_of(&problem, &sample.list, &timing.key).unwrap();
+                assert_eq!(found.key(), timing.key, "N = {n}");
+            }
+            let seconds = time_again(&problem, &sample, &options).unwrap().unwrap();
+            assert_eq!(seconds.len(), sample.timings().len());
+            assert!(seconds.iter().all(|s| *s > 0.0), "N = {n}: {seconds:?}");
+        }
+        // Whole tasks, the units or the tasks just above them, and pieces.
+        assert!(
+            matches!(kinds[..], [Timed::Tasks, Timed::Units | Timed::Finer, Timed::Pieces]),
+            "{kinds:?}"
+        );
+        let problem = Problem::new(12, Method::Join).unwrap();
+        let list = problem.tasks(2).unwrap();
+        let refused = task_of(&problem, &list, &[7; 40]).unwrap_err();
+        assert!(matches!(refused, PlanError::UnknownKey(_)), "{refused}");
+    }
+}
