@@ -30,7 +30,8 @@ const REFERENCE_N: usize = 18;
 const REFERENCE_RUNS: usize = 3;
 
 /// The seed of the sample whose timings are taken again before each seed and after the
-/// last ([`Seeds::panel`]): none of the seeds a sweep draws by default.
+/// last ([`Seeds::panel`]): none of the seeds a sweep draws by default (a sweep that
+/// draws it too has one seed whose draws begin with the panel's).
 const PANEL_SEED: u64 = 0;
 
 /// How long the sample that chooses those timings runs: each taking again costs about
@@ -99,7 +100,7 @@ impl Seeds {
         let within = format!("within {:.0}%", 100.0 * AGREEMENT);
         println!(
             "| N | kernel | core-time by seed | largest / smallest | {within} | by time alone \
-             | reference count of N = {REFERENCE_N} | at its speed | its own pieces again \
+             | reference count of N = {REFERENCE_N} | at its speed | a sample of the board again \
              | at their speed | a page's first touch |"
         );
         println!("| ---: | --- | --- | ---: | --- | ---: | --- | ---: | --- | ---: | --- |");
@@ -158,10 +159,11 @@ impl Seeds {
 
     /// A short sample of the board with a seed of its own ([`PANEL_SEED`], for
     /// [`PANEL_TIME`]): the panel whose timings are taken again before each seed and after
-    /// the last. Its pieces are the board's own work, which follows the machine
-    /// where the reference count of a small board does not: on one Zen 5 the same pieces
-    /// of N = 28 took 1.23 times as long from one sweep to the next where the reference
-    /// count took 0.83 to 1.14 s in both (docs/measurements/plans.md).
+    /// the last. What it timed (pieces, units or tasks) is the board's own work, which
+    /// follows the machine where the reference count of a small board does not: on one
+    /// Zen 5 the same pieces of N = 28 took 1.23 times as long as in a sweep of the
+    /// session before, while the reference counts of N = 18 within the later sweep ran
+    /// 0.83 to 1.14 s, as they had before (docs/measurements/plans.md).
     fn panel(
         &self,
         problem: &Problem,
@@ -271,22 +273,22 @@ impl Board {
 
     /// Each seed's core-hours at the speed the machine had across all of them, by the
     /// times taken of the same work before and after each seed, `reference` (the count of
-    /// N = 18) or `panel` (the board's own pieces): scaled by the median of the seeds'
+    /// N = 18) or `panel` (the board's own work): scaled by the median of the seeds'
     /// times over its own (the mean of its before and after), so that a seed sampled
     /// while the machine ran slow is taken as if it had not. Empty for sweeps without
     /// those times.
     fn at_one_speed(&self, by: &str) -> Vec<f64> {
-        let reference = |e: &serde_json::Value| {
+        let time_of = |e: &serde_json::Value| {
             let before = e[format!("{by}_before_s")].as_f64()?;
             let after = e[format!("{by}_after_s")].as_f64()?;
-            Some((before + after) / 2.0)
+            Some((before + after) / 2.0).filter(|time| *time > 0.0)
         };
-        let references = self.estimates.iter().map(reference).collect::<Option<Vec<_>>>();
-        let Some(references) = references.filter(|references| !references.is_empty()) else {
+        let times = self.estimates.iter().map(time_of).collect::<Option<Vec<_>>>();
+        let Some(times) = times.filter(|times| !times.is_empty()) else {
             return Vec::new();
         };
-        let median = Stats::of(&references).median;
-        (self.estimates.iter().zip(&references))
+        let median = Stats::of(&times).median;
+        (self.estimates.iter().zip(&times))
             .map(|(e, own)| e["core_hours"].as_f64().unwrap_or(f64::NAN) * median / own)
             .collect()
     }
@@ -327,13 +329,12 @@ fn row(board: &Board) -> String {
     // same draws' time alone would have had.
     let alone = board.spread_of("core_hours_by_time_alone");
     // Each seed's before, and the last one's after.
-    let times = |field: &str, unit: &dyn Fn(f64) -> String| {
-        let before = format!("{field}_before_{}", if field == "first_touch" { "ns" } else { "s" });
-        let after = before.replace("_before_", "_after_");
+    let times = |field: &str, unit: &str, shown: &dyn Fn(f64) -> String| {
+        let (before, after) = (format!("{field}_before_{unit}"), format!("{field}_after_{unit}"));
         let listed: Vec<String> = (board.estimates.iter())
             .filter_map(|e| e[&before].as_f64())
             .chain(board.estimates.last().and_then(|e| e[&after].as_f64()))
-            .map(unit)
+            .map(shown)
             .collect();
         listed.join(", ")
     };
@@ -353,11 +354,11 @@ fn row(board: &Board) -> String {
         hours.join(", "),
         1.0 + board.spread,
         1.0 + alone,
-        times("reference", &seconds),
+        times("reference", "s", &seconds),
         at_one_speed("reference"),
-        times("panel", &|s: f64| format!("{s:.1} s")),
+        times("panel", "s", &|s: f64| format!("{s:.1} s")),
         at_one_speed("panel"),
-        times("first_touch", &|ns: f64| format!("{ns:.0} ns")),
+        times("first_touch", "ns", &|ns: f64| format!("{ns:.0} ns")),
     )
 }
 
@@ -419,9 +420,10 @@ mod tests {
     #[test]
     fn a_seed_sampled_while_the_boards_pieces_ran_slow_is_taken_at_their_speed() {
         let mut estimates =
-            vec![timed(40.0, 1.0, 1.0), timed(50.0, 1.0, 1.0), timed(40.0, 1.0, 1.0)];
+            vec![timed(40.0, 1.0, 1.0), timed(50.0, 1.0, 1.0), timed(50.0, 1.0, 1.0)];
+        // The third seed's before is the second's after: one taking again between them.
         for (estimate, (before, after)) in
-            estimates.iter_mut().zip([(60.0, 60.0), (70.0, 80.0), (60.0, 60.0)])
+            estimates.iter_mut().zip([(60.0, 60.0), (60.0, 90.0), (90.0, 60.0)])
         {
             estimate["panel_before_s"] = before.into();
             estimate["panel_after_s"] = after.into();
@@ -430,10 +432,10 @@ mod tests {
         assert!((board.spread - 0.25).abs() < 1e-9);
         assert!((spread(board.at_one_speed("reference").into_iter()) - 0.25).abs() < 1e-9);
         for hours in board.at_one_speed("panel") {
-            assert!((hours - 40.0).abs() < 1e-9, "{hours}");
+            assert!((hours - 50.0).abs() < 1e-9, "{hours}");
         }
         let row = row(&board);
-        assert!(row.contains("| 1.25 | 60.0 s, 70.0 s, 60.0 s, 60.0 s | 1.00 |"), "{row}");
+        assert!(row.contains("| 1.25 | 60.0 s, 60.0 s, 90.0 s, 60.0 s | 1.00 |"), "{row}");
     }
 
     /// The first touches of each seed are listed as the reference counts are: each

@@ -5,12 +5,14 @@ use nqueens_core::{Problem, Task};
 use nqueens_scheduler::{Finish, Runner};
 
 use crate::gate::Gate;
-use crate::options::{Options, PlanError};
+use crate::options::{Options, PlanError, Timed};
 use crate::sample::Sample;
+use crate::whole::WARM_UP_PER_THREAD;
 
 /// The thread-seconds each of the timings of `sample` takes now, in their order
 /// ([`Sample::timings`]): the tasks, units or pieces it timed, found again by their keys
-/// and timed as it timed them, on the options' threads. The same keys take the same work
+/// and timed as it timed them, on the options' threads, after the same untimed warm-up
+/// (the first of them again, as many a thread as a sample runs). The same keys take the same work
 /// every time, so that timings of them taken hours apart say how far the machine's speed
 /// moved for the work the board does (a small board's count, resident in the caches, did
 /// not follow a Zen 5 whose memory slowed: docs/measurements/plans.md). `None` if stopped.
@@ -19,20 +21,29 @@ pub fn time_again(
     sample: &Sample,
     options: &Options,
 ) -> Result<Option<Vec<f64>>, PlanError> {
-    let tasks = (sample.timings.iter())
-        .enumerate()
-        .map(|(at, timing)| Ok((at, task_of(problem, &sample.list, &timing.key)?)))
-        .collect::<Result<Vec<(usize, Task)>, PlanError>>()?;
+    let found = (sample.timings.iter())
+        .map(|timing| task_of(problem, &sample.list, &timing.key))
+        .collect::<Result<Vec<Task>, PlanError>>()?;
+    // Item k < timed is timing k; the warm-ups, served first, come after them.
+    let timed = found.len();
+    let warm_up: Vec<Task> =
+        found.iter().cycle().take(WARM_UP_PER_THREAD * options.threads).cloned().collect();
+    let mut tasks: Vec<(usize, Task)> = found.into_iter().chain(warm_up).enumerate().collect();
+    tasks.rotate_left(timed);
     let (solver, gate) = (problem.for_sample(options.threads), Gate::default());
+    let whole = sample.timed == Timed::Tasks;
     let runner = Runner::new(
         tasks,
         move |(at, task): &(usize, Task)| {
             let seconds = gate.time(&solver, task, || {
+                if whole {
+                    return Ok(solver.solve_timed(task)?.1.as_secs_f64());
+                }
                 let started = std::time::Instant::now();
                 solver.measure(task)?;
                 Ok(started.elapsed().as_secs_f64())
             })?;
-            Ok::<_, nqueens_core::Error>(vec![(*at, seconds)])
+            Ok::<_, nqueens_core::Error>(if *at < timed { vec![(*at, seconds)] } else { vec![] })
         },
         |a: &Vec<(usize, f64)>, b: &Vec<(usize, f64)>| Ok(a.iter().chain(b).copied().collect()),
         Vec::new(),
@@ -43,7 +54,7 @@ pub fn time_again(
     if report.finish != Finish::Complete {
         return Ok(None);
     }
-    let mut seconds = vec![0.0; sample.timings.len()];
+    let mut seconds = vec![0.0; timed];
     for (at, taken) in report.result {
         seconds[at] = taken;
     }
@@ -74,17 +85,19 @@ mod tests {
     use nqueens_core::Method;
 
     use super::*;
-    use crate::{Timed, Unwatched};
+    use crate::Unwatched;
 
     /// Every key a sample timed, of whole tasks, of units or of pieces, is found again and
     /// timed; a key no task of the board has is refused.
     #[test]
     fn what_a_sample_timed_is_timed_again_by_its_keys() {
         let mut kinds = Vec::new();
-        let boards = [(12, Method::Plain, None), (14, Method::Join, Some(Timed::Units))];
-        for (n, method, timed) in
-            boards.into_iter().chain([(14, Method::Join, Some(Timed::Pieces))])
-        {
+        let boards = [
+            (12, Method::Plain, None),
+            (14, Method::Join, Some(Timed::Units)),
+            (14, Method::Join, Some(Timed::Pieces)),
+        ];
+        for (n, method, timed) in boards {
             let problem = Problem::new(n, method).unwrap();
             let list = crate::TaskList::of(&problem, 2).unwrap();
             let options = Options {
@@ -112,6 +125,10 @@ mod tests {
         let problem = Problem::new(12, Method::Join).unwrap();
         let list = problem.tasks(2).unwrap();
         let refused = task_of(&problem, &list, &[7; 40]).unwrap_err();
+        assert!(matches!(refused, PlanError::UnknownKey(_)), "{refused}");
+        // A key that begins as a task of the list and goes on as none below it does.
+        let astray = [list[0].key(), &[9]].concat();
+        let refused = task_of(&problem, &list, &astray).unwrap_err();
         assert!(matches!(refused, PlanError::UnknownKey(_)), "{refused}");
     }
 }

@@ -312,6 +312,12 @@ pub fn check(
         let counted = (progress.partial.iter())
             .filter(|(_, found)| matches!(found, Finding::Whole { .. }))
             .count();
+        // The last count may end before the timings after it: the check is done with them.
+        let counted = if progress.done < progress.total {
+            counted.min(chosen.len().saturating_sub(1))
+        } else {
+            counted
+        };
         watch.checking(counted, chosen.len(), progress.session);
     })?;
     if report.finish != Finish::Complete {
@@ -370,10 +376,15 @@ pub fn check(
 }
 
 /// `wholes` spread evenly among `timings`, each in the middle of its share of them, in
-/// the order served: the counts then run in the same minutes as the timings that predict
-/// them. Counted after all the timings, the counts met a machine that had slowed since:
-/// on a Zen 5 whose speed moved by a quarter within the hour, a plans sweep checked
-/// N = 22 at 0.78 where the same check alone said 1.02 (docs/measurements/plans.md).
+/// the order served: the counts, taken together, then run in the same minutes as the
+/// timings that predict them, so that the ratio of their sums holds where the machine's
+/// speed moves during the check. Counted after all the timings, the counts met a machine
+/// that had slowed since: on a Zen 5 whose speed moved by a quarter within the hour, a
+/// plans sweep checked N = 22 at 0.78 where the same check alone said 1.02, and a check
+/// slowed on purpose for its second half said 1.25 to 1.52 with its counts last and 1.01
+/// to 1.12 with them spread (docs/measurements/plans.md). Each task's timings come in
+/// rounds across the whole check and its count at one moment of it, so a drift makes the
+/// tasks stray from the ratio and widens its interval instead.
 fn spread_among<T>(timings: Vec<T>, wholes: Vec<T>) -> Vec<T> {
     let (timed, counted) = (timings.len(), wholes.len());
     let mut items = Vec::with_capacity(timed + counted);
@@ -569,6 +580,38 @@ mod tests {
             }
         }
         assert_eq!(spread_among(vec![0, 1, 2, 3, 4, 5], vec![10, 11]), [0, 10, 1, 2, 3, 11, 4, 5]);
+    }
+
+    /// What a check reports of its counts, in the order it reports it.
+    #[derive(Default)]
+    struct Counted(std::sync::Mutex<Vec<usize>>);
+
+    impl Watch for Counted {
+        fn sampling(&self, _: Timed, _: usize, _: f64, _: Duration) {}
+        fn sampled(&self, _: Timed, _: usize, _: Duration) {}
+        fn checking(&self, counted: usize, _: usize, _: Duration) {
+            self.0.lock().unwrap().push(counted);
+        }
+    }
+
+    /// The counts end before the timings after the last of them: the check says it has
+    /// counted them all when it is done, not on every timing that ends after.
+    #[test]
+    fn a_check_says_all_are_counted_once_it_is_done() {
+        let problem = Problem::new(13, Method::Join).unwrap();
+        let list = TaskList::of(&problem, problem.depth_for(16).unwrap()).unwrap();
+        let options =
+            Options { sample_time: Some(Duration::from_millis(300)), ..Options::new(2, 1) };
+        let (_, sample, _) =
+            crate::estimate(&problem, &list, 0.0, &options, &crate::Unwatched).unwrap().unwrap();
+        let watch = Counted::default();
+        let checked = check(&problem, &list, list.depth, 4, &sample, &options, &watch);
+        assert_eq!(checked.unwrap().expect("not stopped").tasks.len(), 4);
+        let counted = watch.0.into_inner().unwrap();
+        assert!(counted.windows(2).all(|pair| pair[0] <= pair[1]), "{counted:?}");
+        // The runner's last report, when every timing is in, and the check's own.
+        assert!(counted.iter().filter(|&&c| c == 4).count() <= 2, "{counted:?}");
+        assert_eq!(counted.last(), Some(&4));
     }
 
     fn task(predicted_s: f64, counted_s: f64) -> CheckedTask {

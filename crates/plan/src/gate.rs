@@ -52,13 +52,13 @@ impl Gate {
     /// timing running beside the build; the count holds no part of the gate, so that
     /// another count may build beside it, as a count's tasks do. Held through the
     /// count, N = 25's check of four counts of 7 to 19 minutes ran them one at a time
-    /// (3,048 s on one thread): the other thread's build waited for each to end. A check
-    /// counts after its descents, which built most splits' tables, so builds beside its
-    /// counts are few, and a count holds its tables while it runs (the join's
-    /// `solve_timed` takes them before its clock starts), so no build takes them from
-    /// it. Tables that another build takes between this build and the count are built
-    /// again by the count, outside the gate and outside its clock: rare, and beside the
-    /// last descents at most.
+    /// (3,048 s on one thread): the other thread's build waited for each to end. A
+    /// check's counts run among its descents, whose first round goes below every checked
+    /// task and so builds their splits' tables early; a count holds its tables while it
+    /// runs (the join's `solve_timed` takes them before its clock starts), so no build
+    /// takes them from it. Tables that another build takes between this build and the
+    /// count are built again by the count, outside the gate and outside its clock: rare,
+    /// beside a descent's timing at most, as a count's own tasks build beside each other.
     pub(crate) fn count<T>(
         &self,
         problem: &Problem,

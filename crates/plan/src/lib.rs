@@ -13,7 +13,9 @@
 //! does it once ([`Charge`](nqueens_core::Charge)), and each stretch is weighed by the inverse of the chance of
 //! reaching its owner. The sum is an unbiased estimate of the task's cost. The count's
 //! wall time is then the time its workers take over tasks of those costs, served in the
-//! order the runner serves them.
+//! order the runner serves them. What a sample timed can be timed again by its keys
+//! ([`time_again`]): the board's own work, the same every time, as a measure of how fast
+//! the machine runs it now.
 //!
 //! Every time here is thread time, the seconds one worker thread is busy, because that is
 //! what a timing measures and what the runner's workers add up. The CLI and xtask print it
