@@ -129,26 +129,31 @@ impl Seeds {
                 .map_err(|e| format!("the reference count: {e}"))?;
             let failed = |e: Box<dyn std::error::Error>| format!("N = {n}: {e}");
             let panel = self.panel(&problem, &list).map_err(failed)?;
-            let mut before = reference_seconds(&reference, self.threads)?;
-            let mut panel_before = self.panel_seconds(&problem, &panel).map_err(failed)?;
-            let mut touch_before = first_touch_ns();
+            // The machine's speed, by the same work each time: the reference count's
+            // seconds, the panel's thread-seconds and a page's first touch.
+            let speed = || -> Result<[(&str, f64); 3], String> {
+                Ok([
+                    ("reference_{}_s", reference_seconds(&reference, self.threads)?),
+                    ("panel_{}_s", self.panel_seconds(&problem, &panel).map_err(failed)?),
+                    ("first_touch_{}_ns", first_touch_ns()),
+                ])
+            };
+            let record = |estimate: &mut serde_json::Value, when: &str, speed: &[(&str, f64)]| {
+                for &(field, value) in speed {
+                    estimate[field.replace("{}", when)] = value.into();
+                }
+            };
+            let mut before = speed()?;
             for &seed in &self.seeds {
                 let mut estimate = self.estimate(&problem, &list, seed).map_err(failed)?;
-                estimate["reference_before_s"] = before.into();
-                estimate["panel_before_s"] = panel_before.into();
-                estimate["first_touch_before_ns"] = touch_before.into();
+                record(&mut estimate, "before", &before);
                 let board = sweep.boards.last_mut().expect("pushed above");
                 board.add(estimate);
                 // Saved before the count after it, which must not lose a sample of minutes.
                 saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
-                before = reference_seconds(&reference, self.threads)?;
-                panel_before = self.panel_seconds(&problem, &panel).map_err(failed)?;
-                touch_before = first_touch_ns();
+                before = speed()?;
                 let board = sweep.boards.last_mut().expect("pushed above");
-                let estimate = board.estimates.last_mut().expect("added above");
-                estimate["reference_after_s"] = before.into();
-                estimate["panel_after_s"] = panel_before.into();
-                estimate["first_touch_after_ns"] = touch_before.into();
+                record(board.estimates.last_mut().expect("added above"), "after", &before);
                 saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
             }
             println!("{}", row(sweep.boards.last().expect("pushed above")));
