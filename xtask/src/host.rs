@@ -3,7 +3,7 @@
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use nqueens_core::{ENGINE_IDENTITY, KERNEL_INSTRUCTION_SETS};
+use nqueens_core::ENGINE_IDENTITY;
 use serde::{Deserialize, Serialize};
 
 /// The machine a sweep ran on.
@@ -26,8 +26,8 @@ pub(crate) struct Host {
     pub(crate) physical_cores: usize,
     pub(crate) memory_bytes: u64,
     /// Which of the instruction sets the kernels choose by
-    /// ([`KERNEL_INSTRUCTION_SETS`]) the processor's flags name; empty in files written
-    /// before it was recorded.
+    /// ([`nqueens_core::KERNEL_INSTRUCTION_SETS`]) they would use here; empty in files
+    /// written before it was recorded.
     #[serde(default)]
     pub(crate) instruction_sets: Vec<String>,
 }
@@ -69,46 +69,9 @@ fn command(program: &str, args: &[&str]) -> String {
         .unwrap_or_default()
 }
 
-/// The value of the first line of `/proc/cpuinfo`'s text named `name`: the first
-/// processor's, where it has one.
-fn cpuinfo_field<'a>(cpuinfo: &'a str, name: &str) -> Option<&'a str> {
-    let line = cpuinfo.lines().find(|l| l.split(':').next().map(str::trim) == Some(name))?;
-    Some(line.split_once(':')?.1.trim())
-}
-
-/// The first CPU's first-level data cache, from a size such as `48K` in sysfs.
-fn l1d_bytes() -> Option<u64> {
-    let data =
-        (0..8).map(|i| format!("/sys/devices/system/cpu/cpu0/cache/index{i}")).find(|dir| {
-            read(&format!("{dir}/level")) == "1" && read(&format!("{dir}/type")) == "Data"
-        })?;
-    cache_bytes(&read(&format!("{data}/size")))
-}
-
-fn cache_bytes(size: &str) -> Option<u64> {
-    let (digits, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit())?);
-    let scale = match unit {
-        "K" => 1 << 10,
-        "M" => 1 << 20,
-        _ => return None,
-    };
-    Some(digits.parse::<u64>().ok()? * scale)
-}
-
-/// Whether the first processor's flags in `cpuinfo` include `flag`.
-fn has_flag(cpuinfo: &str, flag: &str) -> bool {
-    cpuinfo
-        .lines()
-        .find(|l| l.starts_with("flags"))
-        .is_some_and(|l| l.split_whitespace().any(|word| word == flag))
-}
-
 impl Host {
     pub(crate) fn this() -> Host {
-        let cpuinfo = read("/proc/cpuinfo");
-        let cpu_model =
-            cpuinfo_field(&cpuinfo, "model name").unwrap_or(std::env::consts::ARCH).to_owned();
-        let number = |name| cpuinfo_field(&cpuinfo, name).and_then(|value| value.parse().ok());
+        let processor = nqueens_core::processor();
         let memory_kib: u64 = read("/proc/meminfo")
             .lines()
             .find(|l| l.starts_with("MemTotal:"))
@@ -127,16 +90,15 @@ impl Host {
                 read("/proc/sys/kernel/ostype"),
                 read("/proc/sys/kernel/osrelease")
             ),
-            cpu_model,
-            cpu_family: number("cpu family"),
-            cpu_model_number: number("model"),
-            l1d_bytes: l1d_bytes(),
+            cpu_model: processor.name.unwrap_or_else(|| std::env::consts::ARCH.to_owned()),
+            cpu_family: processor.family,
+            cpu_model_number: processor.model,
+            l1d_bytes: processor.l1_data_bytes.map(|bytes| bytes as u64),
             logical_cpus: num_cpus::get(),
             physical_cores: num_cpus::get_physical(),
             memory_bytes: memory_kib * 1024,
-            instruction_sets: KERNEL_INSTRUCTION_SETS
+            instruction_sets: nqueens_core::instruction_sets()
                 .into_iter()
-                .filter(|set| has_flag(&cpuinfo, set))
                 .map(str::to_owned)
                 .collect(),
         }
@@ -229,22 +191,4 @@ pub(crate) fn timestamp() -> (u64, String) {
         time % 60
     );
     (seconds, text)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_processors_family_and_model_are_read_apart_from_its_name() {
-        let cpuinfo = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\n\
-                       model\t\t: 2\nmodel name\t: AMD EPYC\n\nprocessor\t: 1\nmodel\t\t: 9\n";
-        assert_eq!(cpuinfo_field(cpuinfo, "cpu family"), Some("26"));
-        assert_eq!(cpuinfo_field(cpuinfo, "model"), Some("2"));
-        assert_eq!(cpuinfo_field(cpuinfo, "model name"), Some("AMD EPYC"));
-        assert_eq!(cpuinfo_field("processor\t: 0\n", "model"), None);
-        assert_eq!(cache_bytes("48K"), Some(48 << 10));
-        assert_eq!(cache_bytes("1M"), Some(1 << 20));
-        assert_eq!(cache_bytes("32"), None);
-    }
 }

@@ -66,8 +66,9 @@ Commands:
           print the core-hours of each and the largest over the smallest, and append
           them to the JSON file; before each seed and after the last, a reference
           count of N = 18 on every thread and the timings of a one-minute sample of
-          the board (seed 0) taken again time the machine's speed, the column after
-          each is the spread with each seed taken at the seeds' median speed by it,
+          the board (the least seed not drawn, 0 by default) taken again time the
+          machine's speed, the column after each is the spread with each seed taken at
+          the seeds' median speed by it,
           and the last how long the system took to give a new page its memory; --timings
           writes each sample's timings to DIR/nN-seedS-COMMIT.json, as `nqueens
           estimate --timings` does

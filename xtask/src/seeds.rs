@@ -29,11 +29,6 @@ const REFERENCE_N: usize = 18;
 /// builds the join's tables.
 const REFERENCE_RUNS: usize = 3;
 
-/// The seed of the sample whose timings are taken again before each seed and after the
-/// last ([`Seeds::panel`]): none of the seeds a sweep draws by default (a sweep that
-/// draws it too has one seed whose draws begin with the panel's).
-const PANEL_SEED: u64 = 0;
-
 /// How long the sample that chooses those timings runs: each taking again costs about
 /// as long.
 const PANEL_TIME: Duration = Duration::from_secs(60);
@@ -162,7 +157,14 @@ impl Seeds {
         Ok(())
     }
 
-    /// A short sample of the board with a seed of its own ([`PANEL_SEED`], for
+    /// The seed of the sample whose timings are taken again before each seed and after
+    /// the last ([`Seeds::panel`]): the least the sweep does not draw (0 unless asked for),
+    /// so that no seed's draws begin with the panel's.
+    fn panel_seed(&self) -> u64 {
+        (0..).find(|seed| !self.seeds.contains(seed)).unwrap_or_default()
+    }
+
+    /// A short sample of the board with a seed of its own ([`Seeds::panel_seed`], for
     /// [`PANEL_TIME`]): the panel whose timings are taken again before each seed and after
     /// the last. What it timed (pieces, units or tasks) is the board's own work, which
     /// follows the machine where the reference count of a small board does not: on one
@@ -174,8 +176,10 @@ impl Seeds {
         problem: &Problem,
         list: &TaskList,
     ) -> Result<Sample, Box<dyn std::error::Error>> {
-        let options =
-            Options { sample_time: Some(PANEL_TIME), ..Options::new(self.threads, PANEL_SEED) };
+        let options = Options {
+            sample_time: Some(PANEL_TIME),
+            ..Options::new(self.threads, self.panel_seed())
+        };
         let watch = Lines::new(problem.n());
         let (_, sample, _) =
             nqueens_plan::estimate(problem, list, 0.0, &options, &watch)?.ok_or("stopped")?;
@@ -191,7 +195,7 @@ impl Seeds {
         problem: &Problem,
         panel: &Sample,
     ) -> Result<f64, Box<dyn std::error::Error>> {
-        let options = Options::new(self.threads, PANEL_SEED);
+        let options = Options::new(self.threads, self.panel_seed());
         let seconds = nqueens_plan::time_again(problem, panel, &options)?.ok_or("stopped")?;
         Ok(seconds.iter().sum())
     }
@@ -393,6 +397,24 @@ mod tests {
             board.add(estimate);
         }
         board
+    }
+
+    /// The panel's seed is one the sweep does not draw: 0 by default, the least free
+    /// seed where the sweep draws 0.
+    #[test]
+    fn the_panel_samples_with_a_seed_no_seed_of_the_sweep_shares() {
+        let sweep = |seeds: Vec<u64>| Seeds {
+            ns: vec![20],
+            seeds,
+            threads: 2,
+            sample_time: None,
+            max_memory: None,
+            out: PathBuf::new(),
+            timings: None,
+        };
+        assert_eq!(sweep(vec![1, 2, 3, 4, 5]).panel_seed(), 0);
+        assert_eq!(sweep(vec![0, 1, 3]).panel_seed(), 2);
+        assert_eq!(sweep(vec![2, 1, 0]).panel_seed(), 3);
     }
 
     fn timed(core_hours: f64, before: f64, after: f64) -> serde_json::Value {

@@ -39,10 +39,12 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
     let mut boards: Vec<(u64, Vec<(f64, f64)>)> = Vec::new();
     for file in files {
         let (name, json) = crate::workspace::named_json(Path::new(file))?;
-        let keyed = seconds_by_key(&json);
+        let timings = timings_of(&json)
+            .ok_or_else(|| format!("{file}: no timings (write them with --timings)"))?;
+        let keyed = seconds_by_key(&timings);
         let seed = (json["n"].as_u64(), json["seed"].as_u64());
         let against = firsts.get(&seed).map(|first| same_keys(first, &keyed));
-        let (line, found) = row(file, &name, &json, against)?;
+        let (line, found) = row(file, &name, &json, &timings, against)?;
         println!("{line}");
         firsts.entry(seed).or_insert(keyed);
         let n = json["n"].as_u64().unwrap_or(0);
@@ -102,9 +104,8 @@ impl Across {
 }
 
 /// Each timing's seconds by its key.
-fn seconds_by_key(json: &Value) -> HashMap<String, f64> {
-    let timings = json["timings"].as_array().map_or(&[][..], Vec::as_slice);
-    (timings.iter()).filter_map(|t| Some((t["key"].to_string(), t["seconds"].as_f64()?))).collect()
+fn seconds_by_key(timings: &[Timing]) -> HashMap<String, f64> {
+    timings.iter().map(|t| (t.key.clone(), t.seconds)).collect()
 }
 
 /// The seconds of the keys `later` shares with `first`, over theirs in `first`, and how
@@ -119,8 +120,10 @@ fn same_keys(first: &HashMap<String, f64>, later: &HashMap<String, f64>) -> Opti
 }
 
 /// One timing as the file gives it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct Timing {
+    /// Its key as the file writes it, the same text for the same key in every file.
+    key: String,
     /// The last step of its key: a piece's place among its unit's slices.
     last_key_byte: Option<u64>,
     seconds: f64,
@@ -169,7 +172,7 @@ fn spread(timings: &[Timing], pieces: bool) -> Option<Spread> {
     let first_slices_dearer = (per_solution_of(first).zip(per_solution_of(others)))
         .filter(|_| pieces)
         .map(|(first, others)| first / others);
-    let dearest = *timings.iter().max_by(|a, b| squared(a).total_cmp(&squared(b)))?;
+    let dearest = timings.iter().max_by(|a, b| squared(a).total_cmp(&squared(b)))?.clone();
     let left = solutions - dearest.solutions;
     let without_dearest =
         if left > 0.0 { (cost - dearest.cost) / left / per_solution } else { f64::NAN };
@@ -186,8 +189,8 @@ fn spread(timings: &[Timing], pieces: bool) -> Option<Spread> {
         standard_error,
         first_slices,
         first_slices_dearer,
-        dearest,
         dearest_share: squared(&dearest) / all,
+        dearest,
         without_dearest,
         most_solutions,
     })
@@ -198,6 +201,7 @@ fn timings_of(json: &Value) -> Option<Vec<Timing>> {
     (timings.iter())
         .map(|t| {
             Some(Timing {
+                key: t.get("key")?.to_string(),
                 last_key_byte: t["key"].as_array().and_then(|key| key.last()?.as_u64()),
                 seconds: t["seconds"].as_f64()?,
                 cost: t["cost"].as_f64()?,
@@ -207,18 +211,17 @@ fn timings_of(json: &Value) -> Option<Vec<Timing>> {
         .collect()
 }
 
-/// The table row of the timings file `file`, read as `json`; `against`, the keys it
+/// The table row of the timings file `file`, read as `json` with its `timings`; `against`, the keys it
 /// shares with the first file of its board and seed, for every file after that one.
 fn row(
     file: &str,
     name: &str,
     json: &Value,
+    timings: &[Timing],
     against: Option<Option<(f64, usize)>>,
 ) -> Result<(String, Spread), String> {
-    let timings = timings_of(json)
-        .ok_or_else(|| format!("{file}: no timings (write them with --timings)"))?;
     let timed = json["sampled"].as_str().unwrap_or("?");
-    let found = spread(&timings, timed == "pieces")
+    let found = spread(timings, timed == "pieces")
         .ok_or_else(|| format!("{file}: the timings found no solutions"))?;
     let percent = |share: f64| format!("{:.0}%", 100.0 * share);
     let against = match against {
@@ -249,7 +252,13 @@ mod tests {
     use super::*;
 
     fn piece(place: u64, cost: f64, solutions: f64) -> Timing {
-        Timing { last_key_byte: Some(place), seconds: cost, cost, solutions }
+        Timing {
+            key: format!("[{place}]"),
+            last_key_byte: Some(place),
+            seconds: cost,
+            cost,
+            solutions,
+        }
     }
 
     /// Three timings at 1 a solution and a first slice at 3: the first slice holds all
@@ -294,7 +303,13 @@ mod tests {
         let timings = timings_of(&json).unwrap();
         assert_eq!(
             timings,
-            [Timing { last_key_byte: Some(7), seconds: 2.0, cost: 3.0, solutions: 4.0 }]
+            [Timing {
+                key: "[1,0,7]".to_owned(),
+                last_key_byte: Some(7),
+                seconds: 2.0,
+                cost: 3.0,
+                solutions: 4.0
+            }]
         );
         assert!(timings_of(&serde_json::json!({"timings": [{"key": []}]})).is_none());
     }
@@ -305,9 +320,11 @@ mod tests {
     fn the_keys_two_files_share_compare_their_seconds() {
         let file = |timings: &[(&[u64], f64)]| {
             let timings: Vec<Value> = (timings.iter())
-                .map(|(key, seconds)| serde_json::json!({"key": key, "seconds": seconds}))
+                .map(|(key, seconds)| {
+                    serde_json::json!({"key": key, "seconds": seconds, "cost": 1.0, "solutions": 1.0})
+                })
                 .collect();
-            seconds_by_key(&serde_json::json!({ "timings": timings }))
+            seconds_by_key(&timings_of(&serde_json::json!({ "timings": timings })).unwrap())
         };
         let first = file(&[(&[1, 0], 2.0), (&[1, 1], 4.0), (&[2, 0], 9.0)]);
         let later = file(&[(&[1, 1], 5.0), (&[1, 0], 1.0), (&[3, 0], 7.0)]);

@@ -75,7 +75,7 @@ pub use crate::placement::Placement;
 pub use crate::problem::{MemoryLimit, MemoryPlan, Outcome, Problem, count};
 pub use crate::published::{SolutionsOf, solutions_of};
 pub use crate::random::{MAX_RANDOM_N, random_solution};
-pub use crate::simd::{KERNEL_INSTRUCTION_SETS, instruction_sets};
+pub use crate::simd::{KERNEL_INSTRUCTION_SETS, Processor, instruction_sets, processor};
 pub use crate::solution::{Conflict, Solution};
 
 mod backtrack;

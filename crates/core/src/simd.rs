@@ -63,16 +63,69 @@ fn vendor() -> Vendor {
 /// Intel and AMD are not assumed to be fast.
 #[cfg(target_arch = "x86_64")]
 fn pext_in_hardware() -> bool {
-    use std::arch::x86_64::__cpuid;
-    let signature = __cpuid(1).eax;
-    let base_family = (signature >> 8) & 0xf;
-    let family =
-        if base_family == 0xf { base_family + ((signature >> 20) & 0xff) } else { base_family };
+    let (family, _) = family_and_model(std::arch::x86_64::__cpuid(1).eax);
     match vendor() {
         Vendor::Intel => true,
         Vendor::Amd => family >= 0x19,
         Vendor::Other => false,
     }
+}
+
+/// The family and model numbers of the signature `cpuid` gives in leaf 1, combined as
+/// Intel and AMD define them and Linux prints them: the extended family counts only
+/// where the base family is 15, the extended model only from family 6.
+fn family_and_model(signature: u32) -> (u32, u32) {
+    let base_family = (signature >> 8) & 0xf;
+    let family =
+        if base_family == 0xf { base_family + ((signature >> 20) & 0xff) } else { base_family };
+    let base_model = (signature >> 4) & 0xf;
+    let model = if family >= 6 { base_model | ((signature >> 12) & 0xf0) } else { base_model };
+    (family, model)
+}
+
+/// The processor, as reports name it: what tells apart machines that share a model name
+/// (an "AMD EPYC" may be a Zen 3, 4 or 5), whose speeds differ by more than twice.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Processor {
+    /// The maker's name for it (`AMD EPYC 7B13`), where it has one.
+    pub name: Option<String>,
+    /// Its family number, as Linux prints it in `/proc/cpuinfo` (25 for Zen 3 and 4, 26
+    /// for Zen 5, 6 for Intel's cores).
+    pub family: Option<u32>,
+    /// Its model number within the family, as Linux prints it.
+    pub model: Option<u32>,
+    /// One core's first-level data cache, which the join's tables are sized by.
+    pub l1_data_bytes: Option<usize>,
+}
+
+/// This processor, as `cpuid` describes it; the names the kernels use are
+/// [`instruction_sets`].
+#[cfg(target_arch = "x86_64")]
+pub fn processor() -> Processor {
+    use std::arch::x86_64::__cpuid;
+    // The name is 48 bytes of leaves 0x80000002 to 0x80000004, ended by a zero byte.
+    let name = (__cpuid(0x8000_0000).eax >= 0x8000_0004).then(|| {
+        let bytes: Vec<u8> = (0x8000_0002..=0x8000_0004)
+            .map(__cpuid)
+            .flat_map(|words| [words.eax, words.ebx, words.ecx, words.edx])
+            .flat_map(u32::to_le_bytes)
+            .take_while(|&byte| byte != 0)
+            .collect();
+        String::from_utf8_lossy(&bytes).trim().to_owned()
+    });
+    let (family, model) = family_and_model(__cpuid(1).eax);
+    Processor {
+        name: name.filter(|name| !name.is_empty()),
+        family: Some(family),
+        model: Some(model),
+        l1_data_bytes: detect_l1_data_bytes(),
+    }
+}
+
+/// This processor: nothing known of it beyond x86.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn processor() -> Processor {
+    Processor::default()
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -249,6 +302,32 @@ mod tests {
             assert_eq!(detected, kib << 10);
         }
         assert!(l1_data_bytes() >= 16 << 10);
+    }
+
+    /// Signatures of leaf 1 from the processors we run on, and one from before family 6.
+    #[test]
+    fn the_family_and_model_are_those_linux_prints() {
+        assert_eq!(family_and_model(0x00a0_0f11), (25, 1), "AMD Zen 3");
+        assert_eq!(family_and_model(0x00a1_0f11), (25, 17), "AMD Zen 4");
+        assert_eq!(family_and_model(0x00b0_0f21), (26, 2), "AMD Zen 5");
+        assert_eq!(family_and_model(0x0008_06f8), (6, 143), "Intel Sapphire Rapids");
+        assert_eq!(family_and_model(0x0001_0543), (5, 4), "no extended model below family 6");
+    }
+
+    /// Where Linux says what the processor is, `cpuid` says the same.
+    #[test]
+    fn the_processor_is_the_one_linux_names() {
+        let Ok(cpuinfo) = std::fs::read_to_string("/proc/cpuinfo") else { return };
+        let field = |name: &str| {
+            let line =
+                cpuinfo.lines().find(|line| line.split(':').next().map(str::trim) == Some(name))?;
+            Some(line.split_once(':')?.1.trim().to_owned())
+        };
+        let number = |name| field(name).and_then(|value| value.parse::<u32>().ok());
+        let found = processor();
+        assert_eq!(found.name, field("model name"), "{cpuinfo}");
+        assert_eq!((found.family, found.model), (number("cpu family"), number("model")));
+        assert_eq!(found.l1_data_bytes, detect_l1_data_bytes());
     }
 
     #[test]

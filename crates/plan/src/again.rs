@@ -35,14 +35,11 @@ pub fn time_again(
     let runner = Runner::new(
         tasks,
         move |(at, task): &(usize, Task)| {
-            let seconds = gate.time(&solver, task, || {
-                if whole {
-                    return Ok(solver.solve_timed(task)?.1.as_secs_f64());
-                }
-                let started = std::time::Instant::now();
-                solver.measure(task)?;
-                Ok(started.elapsed().as_secs_f64())
-            })?;
+            let seconds = if whole {
+                gate.time(&solver, task, || solver.solve_timed(task))?.1.as_secs_f64()
+            } else {
+                gate.measure(&solver, task)?.1
+            };
             Ok::<_, nqueens_core::Error>(if *at < timed { vec![(*at, seconds)] } else { vec![] })
         },
         |a: &Vec<(usize, f64)>, b: &Vec<(usize, f64)>| Ok(a.iter().chain(b).copied().collect()),

@@ -580,11 +580,7 @@ pub(crate) fn sample(
         move |(draw, piece, path): &(usize, bool, Path)| {
             let cut = if *piece { NOT_CUT } else { cut_now.load(Ordering::Relaxed) };
             let path = path.cut_at(cut);
-            let (measured, seconds) = gate.time(&solver, &path.task, || {
-                let started = Instant::now();
-                let measured = solver.measure(&path.task)?;
-                Ok((measured, started.elapsed().as_secs_f64()))
-            })?;
+            let (measured, seconds) = gate.measure(&solver, &path.task)?;
             let ended_s = sample_start.elapsed().as_secs_f64();
             let cost = path.cost(&measured.charges);
             let weight = path.weight();

@@ -1,8 +1,9 @@
 //! Timings kept apart from the building of what an engine shares among many tasks.
 
 use std::sync::{PoisonError, RwLock};
+use std::time::Instant;
 
-use nqueens_core::{Error, Problem, Task};
+use nqueens_core::{Error, Measurement, Problem, Task};
 
 /// How often a timing builds what it needs and tries again before it runs alone: another
 /// thread's build may evict it in between where threads outnumber what the engine keeps.
@@ -46,6 +47,20 @@ impl Gate {
         let _alone = self.building.write().unwrap_or_else(PoisonError::into_inner);
         problem.prepare(task)?;
         timing()
+    }
+
+    /// `task`'s measurement and the seconds it took, timed as [`Gate::time`] times: what a
+    /// sample times of a unit or piece, and what [`crate::time_again`] times of it again.
+    pub(crate) fn measure(
+        &self,
+        problem: &Problem,
+        task: &Task,
+    ) -> Result<(Measurement, f64), Error> {
+        self.time(problem, task, || {
+            let started = Instant::now();
+            let measured = problem.measure(task)?;
+            Ok((measured, started.elapsed().as_secs_f64()))
+        })
     }
 
     /// Runs `counting` of `task`, a check's count, once what it needs is built with no
