@@ -325,7 +325,9 @@ mod tests {
         };
         let number = |name| field(name).and_then(|value| value.parse::<u32>().ok());
         let found = processor();
-        assert_eq!(found.name, field("model name"), "{cpuinfo}");
+        // Linux says "unknown" of a processor without a brand string.
+        let name = field("model name").filter(|name| name != "unknown");
+        assert_eq!(found.name, name, "{cpuinfo}");
         assert_eq!((found.family, found.model), (number("cpu family"), number("model")));
         assert_eq!(found.l1_data_bytes, detect_l1_data_bytes());
     }
