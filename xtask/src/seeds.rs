@@ -158,10 +158,10 @@ impl Seeds {
     }
 
     /// The seed of the sample whose timings are taken again before each seed and after
-    /// the last ([`Seeds::panel`]): the least the sweep does not draw (0 unless asked for),
-    /// so that no seed's draws begin with the panel's.
+    /// the last ([`Seeds::panel`]): the least the sweep does not draw (0 unless the sweep
+    /// draws 0), so that no seed's draws begin with the panel's.
     fn panel_seed(&self) -> u64 {
-        (0..).find(|seed| !self.seeds.contains(seed)).unwrap_or_default()
+        (0..).find(|seed| !self.seeds.contains(seed)).expect("a sweep draws finitely many seeds")
     }
 
     /// A short sample of the board with a seed of its own ([`Seeds::panel_seed`], for

@@ -211,8 +211,9 @@ fn timings_of(json: &Value) -> Option<Vec<Timing>> {
         .collect()
 }
 
-/// The table row of the timings file `file`, read as `json` with its `timings`; `against`, the keys it
-/// shares with the first file of its board and seed, for every file after that one.
+/// The table row of the timings file `file`, read as `json` with its `timings`;
+/// `against`, the keys it shares with the first file of its board and seed, for every
+/// file after that one.
 fn row(
     file: &str,
     name: &str,
@@ -321,7 +322,9 @@ mod tests {
         let file = |timings: &[(&[u64], f64)]| {
             let timings: Vec<Value> = (timings.iter())
                 .map(|(key, seconds)| {
-                    serde_json::json!({"key": key, "seconds": seconds, "cost": 1.0, "solutions": 1.0})
+                    let (cost, solutions) = (1.0, 1.0);
+                    serde_json::json!({"key": key, "seconds": seconds, "cost": cost,
+                        "solutions": solutions})
                 })
                 .collect();
             seconds_by_key(&timings_of(&serde_json::json!({ "timings": timings })).unwrap())
