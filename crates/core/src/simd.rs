@@ -134,18 +134,25 @@ fn detect() -> Detected {
 }
 
 /// The bytes of the first-level data cache of one core, where the processor says, by the
-/// deterministic cache parameters of `cpuid` (leaf 4 on Intel, 0x8000001D on AMD).
+/// deterministic cache parameters of `cpuid` (leaf 4 on Intel, 0x8000001D on AMD), or on
+/// AMD without them by the older leaf 0x80000005.
 #[cfg(target_arch = "x86_64")]
 fn detect_l1_data_bytes() -> Option<usize> {
     use std::arch::x86_64::{__cpuid, __cpuid_count};
+    let highest_extended = __cpuid(0x8000_0000).eax;
     let leaf = match vendor() {
         Vendor::Intel if __cpuid(0).eax >= 4 => 4,
-        // AMD's leaf is there only with the topology extensions (bit 22 of ECX, 0x80000001).
+        // AMD's leaf is there only with the topology extensions (bit 22 of ECX, 0x80000001),
+        // which some hypervisors hide from their guests.
         Vendor::Amd
-            if __cpuid(0x8000_0000).eax >= 0x8000_001d
-                && __cpuid(0x8000_0001).ecx >> 22 & 1 == 1 =>
+            if highest_extended >= 0x8000_001d && __cpuid(0x8000_0001).ecx >> 22 & 1 == 1 =>
         {
             0x8000_001d
+        }
+        // The older leaf gives the first-level data cache's KiB in the top byte of ECX.
+        Vendor::Amd if highest_extended >= 0x8000_0005 => {
+            let kib = (__cpuid(0x8000_0005).ecx >> 24) as usize;
+            return (kib > 0).then_some(kib * 1024);
         }
         _ => return None,
     };

@@ -1,9 +1,9 @@
 //! Timings kept apart from the building of what an engine shares among many tasks.
 
 use std::sync::{PoisonError, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use nqueens_core::{Error, Measurement, Problem, Task};
+use nqueens_core::{Counts, Error, Measurement, Problem, Task};
 
 /// How often a timing builds what it needs and tries again before it runs alone: another
 /// thread's build may evict it in between where threads outnumber what the engine keeps.
@@ -61,6 +61,16 @@ impl Gate {
             let measured = problem.measure(task)?;
             Ok((measured, started.elapsed().as_secs_f64()))
         })
+    }
+
+    /// `task` counted whole and the time its count took, timed as [`Gate::time`] times: a
+    /// sample's whole task, and what [`crate::time_again`] times of it again.
+    pub(crate) fn solve_timed(
+        &self,
+        problem: &Problem,
+        task: &Task,
+    ) -> Result<(Counts, Duration), Error> {
+        self.time(problem, task, || problem.solve_timed(task))
     }
 
     /// Runs `counting` of `task`, a check's count, once what it needs is built with no
