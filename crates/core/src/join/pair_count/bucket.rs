@@ -289,8 +289,8 @@ const KEYED_AHEAD: usize = 64;
 /// turns as [`in_turns`] takes them. The keys of [`KEYED_AHEAD`] items of each run are
 /// worked out first, so that a write waits on the load of its key alone, not on the
 /// `pext` and the table lookup before it: on a Zen 3 at N = 20 the sort took 0.91 of the
-/// time of keys worked out as each item was written, and the count 0.95; keys worked out
-/// ahead in the counting pass too, or all kept from it, were slower
+/// time of keys worked out as each item was written, and a shard's count on one thread
+/// 0.95; keys worked out ahead in the counting pass too, or all kept from it, were slower
 /// (docs/measurements/join.md).
 #[inline(always)]
 fn scatter(
