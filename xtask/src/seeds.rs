@@ -76,6 +76,10 @@ pub(crate) struct Board {
     /// The budget each thread counted within (absent in sweeps before it was recorded).
     #[serde(default)]
     pub(crate) memory_per_thread_bytes: Option<u64>,
+    /// The seed of the panel timed again around the seeds ([`Seeds::panel`]), so that a
+    /// later sweep can draw the same panel (absent in sweeps before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) panel_seed: Option<u64>,
     /// The largest core-hours over the smallest, less one.
     pub(crate) spread: f64,
 }
@@ -117,6 +121,7 @@ impl Seeds {
                 kernel,
                 estimates: Vec::new(),
                 memory_per_thread_bytes,
+                panel_seed: Some(self.panel_seed()),
                 spread: 0.0,
             });
             let reference = Problem::new(REFERENCE_N, Method::Join)
@@ -391,6 +396,7 @@ mod tests {
             kernel: "avx512".to_owned(),
             estimates: Vec::new(),
             memory_per_thread_bytes: None,
+            panel_seed: None,
             spread: 0.0,
         };
         for estimate in estimates {
@@ -415,6 +421,20 @@ mod tests {
         assert_eq!(sweep(vec![1, 2, 3, 4, 5]).panel_seed(), 0);
         assert_eq!(sweep(vec![0, 1, 3]).panel_seed(), 2);
         assert_eq!(sweep(vec![2, 1, 0]).panel_seed(), 3);
+    }
+
+    /// A board says which panel it was timed against; boards of sweeps before that was
+    /// recorded still read, without one.
+    #[test]
+    fn a_board_records_its_panels_seed_and_older_boards_still_read() {
+        let mut board = board(vec![timed(10.0, 1.0, 1.0)]);
+        board.panel_seed = Some(2);
+        let written = serde_json::to_value(&board).expect("a board serializes");
+        assert_eq!(written["panel_seed"], 2);
+        let mut older = written;
+        older.as_object_mut().expect("an object").remove("panel_seed");
+        let read: Board = serde_json::from_value(older).expect("an older board reads");
+        assert_eq!(read.panel_seed, None);
     }
 
     fn timed(core_hours: f64, before: f64, after: f64) -> serde_json::Value {
