@@ -76,8 +76,8 @@ pub(crate) struct Board {
     /// The budget each thread counted within (absent in sweeps before it was recorded).
     #[serde(default)]
     pub(crate) memory_per_thread_bytes: Option<u64>,
-    /// The seed of the panel timed again around the seeds ([`Seeds::panel`]), so that a
-    /// later sweep can draw the same panel (absent in sweeps before it was recorded).
+    /// The seed of the panel timed again around the seeds ([`Seeds::panel`]): which work
+    /// the speeds beside each seed are of (absent in sweeps before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) panel_seed: Option<u64>,
     /// The largest core-hours over the smallest, less one.
