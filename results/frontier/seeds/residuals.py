@@ -10,6 +10,10 @@ variance left by a regression on the weights as well as the solutions, over the 
 (a piece's cost that does not follow its solutions would show there). Then, over all
 files: the residuals' share by the timings' weighed solutions (fifths), and their
 variance (each over its file's mean cost) within a list task and between the tasks.
+Last, the same variance for whole row sets: the checked row sets of N = 28 in each plans
+sweep of `results/plans.json` and `results/frontier/plans/sweep-*.json`, counted whole,
+their residuals over their mean cost (were it far below a piece's, timing whole row sets
+would narrow the seeds more than pieces).
 """
 
 import glob
@@ -88,4 +92,31 @@ def main():
         f"(of the mean cost, squared), {within:.3f} within a task, {between:.3f} between tasks"
     )
 
+
+
+def whole_row_sets():
+    """The residual variance of N = 28's checked row sets, counted whole, per sweep."""
+    paths = ["results/plans.json", *sorted(glob.glob("results/frontier/plans/sweep-*.json"))]
+    files = [json.load(open(path)) for path in paths]
+    plans = [plan for data in files for plan in data.get("plans", [data])]
+    for plan in plans:
+        for result in plan["results"]:
+            check = result.get("check") or {}
+            tasks = check.get("tasks") or []
+            if result["n"] != 28 or not tasks:
+                continue
+            cost = [t["counted_s"] * t["weight"] for t in tasks]
+            solutions = [t["total"] * t["weight"] for t in tasks]
+            per_solution = sum(cost) / sum(solutions)
+            mean_cost = statistics.mean(cost)
+            left = [(c - per_solution * s) / mean_cost for c, s in zip(cost, solutions)]
+            spread = [c / s for c, s in zip(cost, solutions)]
+            print(
+                f"{plan['timestamp_utc']} {result['kernel']}: {len(tasks)} row sets whole, "
+                f"residual variance {statistics.pvariance(left):.3f}, cost per solution "
+                f"{max(spread) / min(spread):.1f} times from the cheapest to the dearest"
+            )
+
+
 main()
+whole_row_sets()
