@@ -93,7 +93,6 @@ def main():
     )
 
 
-
 def whole_row_sets():
     """The residual variance of N = 28's checked row sets, counted whole, per sweep."""
     paths = ["results/plans.json", *sorted(glob.glob("results/frontier/plans/sweep-*.json"))]
@@ -105,12 +104,15 @@ def whole_row_sets():
             tasks = check.get("tasks") or []
             if result["n"] != 28 or not tasks:
                 continue
-            cost = [t["counted_s"] * t["weight"] for t in tasks]
-            solutions = [t["total"] * t["weight"] for t in tasks]
-            per_solution = sum(cost) / sum(solutions)
-            mean_cost = statistics.mean(cost)
-            left = [(c - per_solution * s) / mean_cost for c, s in zip(cost, solutions)]
-            spread = [c / s for c, s in zip(cost, solutions)]
+            # Each row set weighed as a timing is, so that `ratio` serves both.
+            timings = [
+                {"cost": t["counted_s"] * t["weight"], "solutions": t["total"] * t["weight"]}
+                for t in tasks
+            ]
+            per_solution = ratio(timings)
+            mean_cost = statistics.mean(t["cost"] for t in timings)
+            left = [(t["cost"] - per_solution * t["solutions"]) / mean_cost for t in timings]
+            spread = [t["cost"] / t["solutions"] for t in timings]
             print(
                 f"{plan['timestamp_utc']} {result['kernel']}: {len(tasks)} row sets whole, "
                 f"residual variance {statistics.pvariance(left):.3f}, cost per solution "
