@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use super::query::{ENTRIES, Lanes, Lanewise, Query, Table};
-use crate::simd::{Avx2, Avx512Popcnt, Bmi, l1_data_bytes};
+use crate::simd::{Avx2, Avx512Popcnt, Bmi, l1_data_bytes, prefetch};
 
 /// Bits of the query a table covers: 8 for groups of 64 lanes, whose entries are words,
 /// and for vectors at least 6, whose wide entries would crowd the first-level cache at 8
@@ -297,7 +297,12 @@ where
             }
         }
         let tables: &[_; CHUNKS] = tables[..CHUNKS].try_into().expect("CHUNKS tables");
-        for run in lists.runs {
+        for (at, run) in lists.runs.iter().enumerate() {
+            if let Some(next) = lists.runs.get(at + 1) {
+                for line in next.clone().step_by(QUERIES_A_LINE).take(LINES_AHEAD) {
+                    prefetch(&lists.queries[line]);
+                }
+            }
             let queries = &lists.queries[run.clone()];
             found +=
                 <Table<W> as Query<Token>>::count_free::<CHUNK, CHUNKS>(token, tables, queries);
@@ -305,6 +310,16 @@ where
     }
     found
 }
+
+/// The cache lines of the next run of queries the loop asks for while it counts a run. A
+/// whole row set of N = 28 holds lists of gigabytes, most runs a group meets are shorter
+/// than 64 queries and start anywhere in them, and the processor's prefetchers, which
+/// follow a stream once they have seen it, miss each run's start: asked for one run ahead,
+/// its pair count took 0.90 to 0.94 of the time on two Zen 3 hosts with avx2.
+const LINES_AHEAD: usize = 16;
+
+/// Queries in a cache line.
+const QUERIES_A_LINE: usize = 64 / size_of::<u64>();
 
 /// The most bits of half a chunk.
 const MOST_HALF_CHUNK_BITS: u32 = WIDEST_CHUNK.div_ceil(2);
