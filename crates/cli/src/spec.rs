@@ -4,7 +4,7 @@
 use std::num::NonZeroUsize;
 
 use anyhow::Context;
-use nqueens_core::{ENGINE_IDENTITY, Method, Problem, Task, Turn};
+use nqueens_core::{ENGINE_IDENTITY, Error as EngineError, Method, Problem, Task, Turn};
 use nqueens_plan::{MOST_TASKS, Sharing};
 use nqueens_scheduler::{Identity, fnv1a};
 use serde::{Deserialize, Serialize};
@@ -103,7 +103,13 @@ pub(crate) fn threads(asked: Option<NonZeroUsize>) -> anyhow::Result<usize> {
 /// before it is built.
 pub(crate) fn check_depth(problem: &Problem, depth: usize) -> anyhow::Result<()> {
     let n = problem.n();
-    for shallower in 0..depth.min(problem.max_depth()) {
+    let max = problem.max_depth();
+    if depth > max {
+        // Refused before any list is built: at the frontier, the lists of the splits above
+        // the deepest take minutes and gigabytes to build.
+        return Err(EngineError::Depth { depth, n, max }.into());
+    }
+    for shallower in 0..depth {
         let tasks = problem.tasks(shallower)?.len();
         if tasks > MOST_TASKS / 8 {
             let most = tasks.saturating_mul(n.pow((depth - shallower).min(8) as u32));
