@@ -31,8 +31,13 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     // MPI has no checkpoint to save.
     let signals = (!args.mpi).then(Signals::install).transpose()?;
     let threads = spec::threads(args.board.workers.threads)?;
-    let problem = check_memory(spec::problem(&args)?, threads, args.board.max_memory)?.problem;
+    let plan = check_memory(spec::problem(&args)?, threads, args.board.max_memory)?;
+    let pieces_note = pieces_note(&plan);
+    let problem = plan.problem;
     let Some(signals) = signals else {
+        if let Some(note) = pieces_note {
+            say!("{note}");
+        }
         return crate::mpi::run(&args, problem, threads);
     };
     let shard = args.shard.unwrap_or(Shard::WHOLE);
@@ -42,6 +47,9 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
         Sharing::Shared { processes: shard.count }
     };
     let RunSpec { problem, tasks, identity } = RunSpec::new(problem, args.depth, sharing)?;
+    if let Some(note) = pieces_note {
+        say!("{note}");
+    }
     if !args.task.is_empty() {
         return count_tasks(&args, &problem, &tasks, identity, threads, &signals);
     }
@@ -477,13 +485,18 @@ pub(crate) fn check_memory(
         }
         plan => plan?,
     };
-    if let (true, Some(per_thread)) = (plan.in_pieces, plan.per_thread) {
-        say!(
-            "note: N = {} may need more than {} per thread; its largest tasks are then \
-             counted in pieces (slower; --max-memory sets the room)",
-            plan.problem.n(),
-            memory::human(per_thread),
-        );
-    }
     Ok(plan)
+}
+
+/// The note that the largest tasks may be counted in pieces, where `plan` says so: said
+/// once the rest of the command line has been checked, so that a usage error stays one
+/// line.
+pub(crate) fn pieces_note(plan: &MemoryPlan) -> Option<String> {
+    let per_thread = plan.per_thread.filter(|_| plan.in_pieces)?;
+    Some(format!(
+        "note: N = {} may need more than {} per thread; its largest tasks are then counted \
+         in pieces (slower; --max-memory sets the room)",
+        plan.problem.n(),
+        memory::human(per_thread),
+    ))
 }

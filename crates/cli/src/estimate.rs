@@ -18,7 +18,7 @@ use nqueens_scheduler::Prediction;
 use serde::Serialize;
 
 use crate::cli::{EstimateArgs, ProgressMode, SampleChoice};
-use crate::count::check_memory;
+use crate::count::{check_memory, pieces_note};
 use crate::exit::usage;
 use crate::host::Host;
 use crate::memory;
@@ -48,6 +48,7 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
         check_writable(path)?;
     }
     let plan = check_memory(problem, threads, args.board.max_memory)?;
+    let pieces_note = pieces_note(&plan);
     let problem = plan.problem;
     let count = RunSpec::new(problem.clone(), None, nqueens_plan::Sharing::Alone { threads })?;
     if args.check.is_some() {
@@ -62,6 +63,9 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
                  count's tasks or finer ones"
             ));
         }
+    }
+    if let Some(note) = pieces_note {
+        say!("{note}");
     }
     // A count builds its task list and checks its memory before its first task.
     let setup_s = started.elapsed().as_secs_f64();

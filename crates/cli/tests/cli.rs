@@ -376,6 +376,24 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         ),
         (&["estimate", "8", "--method", "fast"], "unknown method 'fast'"),
         (&["estimate", "12", "--timings", "/no/such/folder/t.json"], "no folder /no/such/folder"),
+        // Where the largest tasks would be counted in pieces, the note of it waits for the
+        // rest of the command line, so that a usage error stays one line.
+        (&["count", "18", "--threads", "2", "--max-memory", "16M", "--depth", "99"], "0 and 18"),
+        (
+            &[
+                "estimate",
+                "18",
+                "--threads",
+                "2",
+                "--max-memory",
+                "16M",
+                "--check",
+                "2",
+                "--depth",
+                "19",
+            ],
+            "split depth must be between 0 and 18",
+        ),
     ];
     for (args, expected) in cases {
         let output = nqueens(args);
