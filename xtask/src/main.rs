@@ -68,7 +68,9 @@ Commands:
           count of N = 18 on every thread and the timings of a one-minute sample of
           the board (the least seed not drawn, 0 by default) taken again time the
           machine's speed, the column after each is the spread with each seed taken at
-          the seeds' median speed by it,
+          the seeds' median speed by it (and the verdict says when the board's work
+          moved by more than a tenth across the sweep: then the spread is partly the
+          machine's),
           and the last how long the system took to give a new page its memory; --timings
           writes each sample's timings to DIR/nN-seedS-COMMIT.json, as `nqueens
           estimate --timings` does
