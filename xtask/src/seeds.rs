@@ -15,7 +15,7 @@ use crate::workspace::Appending;
 
 /// How far the estimates of one board may stray from each other: the largest over the
 /// smallest, less one.
-const AGREEMENT: f64 = 0.15;
+pub(crate) const AGREEMENT: f64 = 0.15;
 
 /// How far the machine's speed may move across a sweep, by the panel's same work timed
 /// before each seed and after the last (the largest time over the smallest, less one), for

@@ -14,11 +14,26 @@
 //! several files sample one board, their costs per solution should spread about as much
 //! as each file's own timings say they may (its standard error): what spreads them more is
 //! common to all of a file's timings, the machine's speed while it sampled.
+//!
+//! Those files' timings pooled say how often five seeds would agree within 15% with as
+//! many timings each as the files have, and with two and three times as many: five
+//! samples drawn from the pool again and again ([`agreement`]).
 
 use std::collections::HashMap;
 use std::path::Path;
 
+use nqueens_random::SplitMix64;
 use serde_json::Value;
+
+use crate::seeds::AGREEMENT;
+
+/// The seeds of a sweep that [`agreement`] draws again: as many as `cargo xtask seeds`
+/// runs by default.
+const SEEDS: usize = 5;
+
+/// The sweeps [`agreement`] draws, enough to give how often five samples agree to about
+/// a percent.
+const SWEEPS: usize = 2000;
 
 pub(crate) fn run(files: &[String]) -> Result<(), String> {
     if files.is_empty() {
@@ -37,6 +52,7 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
     );
     let mut firsts = HashMap::new();
     let mut boards: Vec<(u64, Vec<(f64, f64)>)> = Vec::new();
+    let mut pools: HashMap<u64, Vec<(f64, f64)>> = HashMap::new();
     for file in files {
         let (name, json) = crate::workspace::named_json(Path::new(file))?;
         let timings = timings_of(&json)
@@ -48,6 +64,7 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
         println!("{line}");
         firsts.entry(seed).or_insert(keyed);
         let n = json["n"].as_u64().unwrap_or(0);
+        pools.entry(n).or_default().extend(timings.iter().map(|t| (t.cost, t.solutions)));
         let per_solution = (found.per_solution, found.standard_error);
         match boards.iter_mut().find(|(board, _)| *board == n) {
             Some((_, files)) => files.push(per_solution),
@@ -67,9 +84,60 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
                 100.0 * across.spread,
                 100.0 * across.standard_error,
             );
+            let pool = &pools[&n];
+            let size = pool.len() / files.len();
+            let mut random = SplitMix64::new(n);
+            let agreed: Vec<String> = (1..=3)
+                .map(|times| {
+                    let (agreed, deviation) = agreement(pool, times * size, &mut random);
+                    format!(
+                        "{:.0}% with {} timings a sample (each {:.1}% off their mean)",
+                        100.0 * agreed,
+                        times * size,
+                        100.0 * deviation
+                    )
+                })
+                .collect();
+            println!(
+                "N = {n}, the {} timings pooled and drawn again, {SWEEPS} sweeps of {SEEDS} \
+                 samples: within {:.0}% {}",
+                pool.len(),
+                100.0 * AGREEMENT,
+                agreed.join(", ")
+            );
         }
     }
     Ok(())
+}
+
+/// How often [`SEEDS`] samples of `size` timings each, drawn at random from `pool` (each
+/// timing's cost and solutions), agree within [`AGREEMENT`] by their costs per solution,
+/// over [`SWEEPS`] sweeps, and the standard deviation of one sample's cost per solution
+/// over their mean. The pool stands for the board's timings: each sample is a simple
+/// random one, its strata and rounds of slices left out, and the pool's rarest dear
+/// timings are only as many as the files happened to draw, so it tells how many timings
+/// five seeds need rather than what a sweep will give.
+fn agreement(pool: &[(f64, f64)], size: usize, random: &mut SplitMix64) -> (f64, f64) {
+    let mut estimate = || {
+        let (cost, solutions) = (0..size.max(1)).fold((0.0, 0.0), |(cost, solutions), _| {
+            let (c, s) = pool[random.below(pool.len())];
+            (cost + c, solutions + s)
+        });
+        cost / solutions
+    };
+    let mut agreed = 0;
+    let mut all = Vec::with_capacity(SWEEPS * SEEDS);
+    for _ in 0..SWEEPS {
+        let sweep: Vec<f64> = (0..SEEDS).map(|_| estimate()).collect();
+        let most = sweep.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let least = sweep.iter().copied().fold(f64::INFINITY, f64::min);
+        agreed += usize::from(most <= (1.0 + AGREEMENT) * least);
+        all.extend(sweep);
+    }
+    let count = all.len() as f64;
+    let mean = all.iter().sum::<f64>() / count;
+    let squares: f64 = all.iter().map(|e| (e - mean).powi(2)).sum();
+    (agreed as f64 / SWEEPS as f64, (squares / (count - 1.0)).sqrt() / mean)
 }
 
 /// How the costs per solution of several samples of one board spread, against what each
@@ -336,6 +404,23 @@ mod tests {
         let (ratio, shared) = same_keys(&first, &slower).unwrap();
         assert!((ratio - 1.2).abs() < 1e-12 && shared == 1, "{ratio} of {shared}");
         assert_eq!(same_keys(&first, &file(&[(&[4], 1.0)])), None, "no key shared");
+    }
+
+    /// Timings at one cost per solution agree whatever is drawn; timings at costs per
+    /// solution 1 and 3 in equal numbers, drawn one to a sample, agree only where all
+    /// five draw the same (2 in 32 sweeps), and many to a sample, nearly always.
+    #[test]
+    fn five_samples_drawn_from_the_pool_agree_as_often_as_their_draws_allow() {
+        let mut random = SplitMix64::new(7);
+        let even = [(2.0, 1.0), (20.0, 10.0), (6.0, 3.0)];
+        assert_eq!(agreement(&even, 1, &mut random), (1.0, 0.0));
+        let two_costs = [(1.0, 1.0), (3.0, 1.0)];
+        let (agreed, deviation) = agreement(&two_costs, 1, &mut random);
+        assert!((agreed - 2.0 / 32.0).abs() < 0.02, "{agreed}");
+        assert!((deviation - 0.5).abs() < 0.02, "{deviation}");
+        let (agreed, deviation) = agreement(&two_costs, 1000, &mut random);
+        assert_eq!(agreed, 1.0);
+        assert!(deviation < 0.03, "{deviation}");
     }
 
     /// Samples at 1, 2 and 3 spread by the standard deviation 1 over the mean 2, whatever
