@@ -306,12 +306,18 @@ impl Board {
     /// less one), if more than [`STEADY`]: where they did, the seeds' spread is partly the
     /// machine's. None for a steady machine and for sweeps without those times.
     fn machine_moved(&self) -> Option<f64> {
-        let last_after = self.estimates.last().and_then(|e| e["panel_after_s"].as_f64());
-        let times: Vec<f64> = (self.estimates.iter())
-            .filter_map(|e| e["panel_before_s"].as_f64())
-            .chain(last_after)
-            .collect();
+        let times = self.before_and_last_after("panel", "s");
         Some(spread(times.into_iter())).filter(|moved| *moved > STEADY)
+    }
+
+    /// The times of the same work, `field` in `unit`, taken before each seed and after
+    /// the last, in the order they were taken.
+    fn before_and_last_after(&self, field: &str, unit: &str) -> Vec<f64> {
+        let (before, after) = (format!("{field}_before_{unit}"), format!("{field}_after_{unit}"));
+        (self.estimates.iter())
+            .filter_map(|e| e[&before].as_f64())
+            .chain(self.estimates.last().and_then(|e| e[&after].as_f64()))
+            .collect()
     }
 
     /// Each seed's core-hours at the speed the machine had across all of them, by the
@@ -338,7 +344,7 @@ impl Board {
 }
 
 /// The largest over the smallest of `values`, less one.
-fn spread(values: impl Iterator<Item = f64> + Clone) -> f64 {
+pub(crate) fn spread(values: impl Iterator<Item = f64> + Clone) -> f64 {
     let most = values.clone().fold(f64::NAN, f64::max);
     let least = values.fold(f64::NAN, f64::min);
     most / least - 1.0
@@ -375,14 +381,9 @@ fn row(board: &Board) -> String {
     // Where the work is the cost per solution times the solutions known, the spread the
     // same draws' time alone would have had.
     let alone = board.spread_of("core_hours_by_time_alone");
-    // Each seed's before, and the last one's after.
     let times = |field: &str, unit: &str, shown: &dyn Fn(f64) -> String| {
-        let (before, after) = (format!("{field}_before_{unit}"), format!("{field}_after_{unit}"));
-        let listed: Vec<String> = (board.estimates.iter())
-            .filter_map(|e| e[&before].as_f64())
-            .chain(board.estimates.last().and_then(|e| e[&after].as_f64()))
-            .map(shown)
-            .collect();
+        let listed: Vec<String> =
+            board.before_and_last_after(field, unit).into_iter().map(shown).collect();
         listed.join(", ")
     };
     let seconds = |seconds: f64| format!("{seconds:.2} s");

@@ -25,7 +25,8 @@ use std::path::Path;
 use nqueens_random::SplitMix64;
 use serde_json::Value;
 
-use crate::seeds::AGREEMENT;
+use crate::measure::Stats;
+use crate::seeds::{AGREEMENT, spread as spread_of};
 
 /// The seeds of a sweep that [`agreement`] draws again: as many as `cargo xtask seeds`
 /// runs by default.
@@ -51,8 +52,7 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
          | ---: |"
     );
     let mut firsts = HashMap::new();
-    let mut boards: Vec<(u64, Vec<(f64, f64)>)> = Vec::new();
-    let mut pools: HashMap<u64, Vec<(f64, f64)>> = HashMap::new();
+    let mut boards: Vec<Board> = Vec::new();
     for file in files {
         let (name, json) = crate::workspace::named_json(Path::new(file))?;
         let timings = timings_of(&json)
@@ -64,14 +64,17 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
         println!("{line}");
         firsts.entry(seed).or_insert(keyed);
         let n = json["n"].as_u64().unwrap_or(0);
-        pools.entry(n).or_default().extend(timings.iter().map(|t| (t.cost, t.solutions)));
         let per_solution = (found.per_solution, found.standard_error);
-        match boards.iter_mut().find(|(board, _)| *board == n) {
-            Some((_, files)) => files.push(per_solution),
-            None => boards.push((n, vec![per_solution])),
+        let drawn = timings.iter().map(|t| (t.cost, t.solutions));
+        match boards.iter_mut().find(|board| board.n == n) {
+            Some(board) => {
+                board.files.push(per_solution);
+                board.pool.extend(drawn);
+            }
+            None => boards.push(Board { n, files: vec![per_solution], pool: drawn.collect() }),
         }
     }
-    for (n, files) in boards {
+    for Board { n, files, pool } in boards {
         if let Some(across) = Across::of(&files) {
             println!(
                 "N = {n}, {} files: {:.3} to {:.3} core-ns a solution ({:.2} largest over \
@@ -84,12 +87,11 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
                 100.0 * across.spread,
                 100.0 * across.standard_error,
             );
-            let pool = &pools[&n];
             let size = pool.len() / files.len();
             let mut random = SplitMix64::new(n);
             let agreed: Vec<String> = (1..=3)
                 .map(|times| {
-                    let (agreed, deviation) = agreement(pool, times * size, &mut random);
+                    let (agreed, deviation) = agreement(&pool, times * size, &mut random);
                     format!(
                         "{:.0}% with {} timings a sample (each {:.1}% off their mean)",
                         100.0 * agreed,
@@ -108,6 +110,15 @@ pub(crate) fn run(files: &[String]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The files of one board.
+struct Board {
+    n: u64,
+    /// Each file's cost per solution and its standard error.
+    files: Vec<(f64, f64)>,
+    /// Every file's timings, each its cost and solutions.
+    pool: Vec<(f64, f64)>,
 }
 
 /// How often [`SEEDS`] samples of `size` timings each, drawn at random from `pool` (each
@@ -129,15 +140,11 @@ fn agreement(pool: &[(f64, f64)], size: usize, random: &mut SplitMix64) -> (f64,
     let mut all = Vec::with_capacity(SWEEPS * SEEDS);
     for _ in 0..SWEEPS {
         let sweep: Vec<f64> = (0..SEEDS).map(|_| estimate()).collect();
-        let most = sweep.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let least = sweep.iter().copied().fold(f64::INFINITY, f64::min);
-        agreed += usize::from(most <= (1.0 + AGREEMENT) * least);
+        agreed += usize::from(spread_of(sweep.iter().copied()) <= AGREEMENT);
         all.extend(sweep);
     }
-    let count = all.len() as f64;
-    let mean = all.iter().sum::<f64>() / count;
-    let squares: f64 = all.iter().map(|e| (e - mean).powi(2)).sum();
-    (agreed as f64 / SWEEPS as f64, (squares / (count - 1.0)).sqrt() / mean)
+    let stats = Stats::of(&all);
+    (agreed as f64 / SWEEPS as f64, stats.stddev / stats.mean)
 }
 
 /// How the costs per solution of several samples of one board spread, against what each
