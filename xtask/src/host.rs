@@ -70,6 +70,15 @@ fn command(program: &str, args: &[&str]) -> String {
 }
 
 impl Host {
+    /// Whether `other` is a machine of the same processor and size: where a sweep begun
+    /// on it may go on, its speed then told by the sweep's own same work.
+    pub(crate) fn same_processor(&self, other: &Host) -> bool {
+        (&self.cpu_model, self.cpu_family, self.cpu_model_number, self.l1d_bytes)
+            == (&other.cpu_model, other.cpu_family, other.cpu_model_number, other.l1d_bytes)
+            && (self.logical_cpus, &self.instruction_sets)
+                == (other.logical_cpus, &other.instruction_sets)
+    }
+
     pub(crate) fn this() -> Host {
         let processor = nqueens_core::processor();
         let memory_kib: u64 = read("/proc/meminfo")
@@ -150,6 +159,32 @@ impl Build {
             engine: output["engine"].as_str().map(str::to_owned),
             ..this
         }
+    }
+
+    /// Whether this build times the same work as `earlier`, so that a sweep begun with
+    /// that build may go on with this one: the same engine, compiler, profile and flags,
+    /// neither with uncommitted changes to what the binary is built from, and none to it
+    /// between their commits (commits of results alone leave it as it was).
+    pub(crate) fn times_as(&self, earlier: &Build) -> bool {
+        let unchanged_between = || {
+            self.git_commit == earlier.git_commit
+                || Command::new("git")
+                    .args(
+                        [
+                            &["diff", "--quiet", &earlier.git_commit, &self.git_commit, "--"][..],
+                            &BUILT_FROM,
+                        ]
+                        .concat(),
+                    )
+                    .current_dir(crate::workspace::project_root())
+                    .status()
+                    .is_ok_and(|status| status.success())
+        };
+        !self.git_dirty
+            && !earlier.git_dirty
+            && (&self.engine, &self.rustc, &self.profile, &self.rustflags)
+                == (&earlier.engine, &earlier.rustc, &earlier.profile, &earlier.rustflags)
+            && unchanged_between()
     }
 
     pub(crate) fn this() -> Build {

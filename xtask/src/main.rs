@@ -60,7 +60,7 @@ Commands:
           (core-time, checked ratio, corrected core-time, memory, time on 10,000 cores)
           to the JSON file
   seeds   [--n 20..=27] [--seeds 1..=5] [--threads 2] [--sample-minutes M]
-          [--max-memory-gib G] [--out results/seeds.json] [--timings DIR]
+          [--max-memory-gib G] [--out results/seeds.json] [--timings DIR] [--resume]
           (run as `cargo xtask-release seeds`)
           estimate each N's count once per seed with the plan crate in this process,
           print the core-hours of each and the largest over the smallest, and append
@@ -73,7 +73,11 @@ Commands:
           machine's),
           and the last how long the system took to give a new page its memory; --timings
           writes each sample's timings to DIR/nN-seedS-COMMIT.json, as `nqueens
-          estimate --timings` does
+          estimate --timings` does; the file is written after each seed, and --resume
+          goes on with its last sweep where it stopped (the same flags, a build of the
+          same sources, the same processor; the seed that was sampling when it stopped
+          is sampled again, and the panel's same work says whether the machine's speed
+          moved across the stop)
   plan and seeds with --max-memory-gib G plan counts that hold G GiB in all, as
   `nqueens count --max-memory` does, instead of the join's default budget per thread
   eta     --log FILE
@@ -218,6 +222,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                     .take("--out")
                     .map_or_else(|| project_root().join("results/seeds.json"), PathBuf::from),
                 timings: flags.take("--timings").map(PathBuf::from),
+                resume: flags.switch("--resume"),
             };
             flags.finish()?;
             seeds.run()

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use nqueens_core::{Counts, Method, Problem};
-use nqueens_plan::{Options, Sample, TaskList};
+use nqueens_plan::{Options, Sample, TaskList, TimedKeys};
 use serde::{Deserialize, Serialize};
 
 use crate::host::{Build, Host, timestamp};
@@ -57,6 +57,8 @@ pub(crate) struct Seeds {
     pub(crate) out: PathBuf,
     /// The folder each sample's timings are written to, if any.
     pub(crate) timings: Option<PathBuf>,
+    /// Whether to go on with the last sweep in `out`, stopped before it finished.
+    pub(crate) resume: bool,
 }
 
 /// The committed file: every sweep, newest last.
@@ -72,7 +74,20 @@ pub(crate) struct SeedSweep {
     pub(crate) build: Build,
     pub(crate) host: Host,
     pub(crate) threads: usize,
+    /// How long each seed's sample ran, if not the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) sample_time_s: Option<f64>,
+    /// When the sweep went on after a stop, and from which commit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) resumed: Vec<Resumed>,
     pub(crate) boards: Vec<Board>,
+}
+
+/// A sweep going on after a stop.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Resumed {
+    pub(crate) timestamp_utc: String,
+    pub(crate) git_commit: String,
 }
 
 /// One board's estimates, one per seed.
@@ -88,6 +103,10 @@ pub(crate) struct Board {
     /// the speeds beside each seed are of (absent in sweeps before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) panel_seed: Option<u64>,
+    /// What that panel timed, by key, so that a sweep resumed in another process times
+    /// the same work (absent in sweeps before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) panel: Option<TimedKeys>,
     /// The largest core-hours over the smallest, less one.
     pub(crate) spread: f64,
 }
@@ -104,6 +123,7 @@ impl Seeds {
         {
             return Err(format!("--timings {}: no such folder", folder.display()));
         }
+        let (saved, mut sweep) = self.begin()?;
         let within = format!("within {:.0}%", 100.0 * AGREEMENT);
         println!(
             "| N | kernel | core-time by seed | largest / smallest | {within} | by time alone \
@@ -111,60 +131,81 @@ impl Seeds {
              | at their speed | a page's first touch |"
         );
         println!("| ---: | --- | --- | ---: | --- | ---: | --- | ---: | --- | ---: | --- |");
-        let saved = Appending::<SeedSweeps>::open(&self.out)?;
-        let mut sweep = SeedSweep {
-            timestamp_utc: timestamp().1,
-            build: Build::this(),
-            host: Host::this(),
-            threads: self.threads,
-            boards: Vec::new(),
-        };
-        for &n in &self.ns {
+        for (at, &n) in self.ns.iter().enumerate() {
             let (problem, _, list) = count_list(n, self.threads, self.max_memory)
                 .map_err(|e| format!("N = {n}: {e}"))?;
             let kernel = problem.kernel().name().to_owned();
             let memory_per_thread_bytes = Some(problem.memory_per_thread());
-            sweep.boards.push(Board {
-                n,
-                kernel,
-                estimates: Vec::new(),
-                memory_per_thread_bytes,
-                panel_seed: Some(self.panel_seed()),
-                spread: 0.0,
-            });
-            let reference = Problem::new(REFERENCE_N, Method::Join)
-                .and_then(|p| p.with_kernel(problem.kernel()))
-                .map_err(|e| format!("the reference count: {e}"))?;
             let failed = |e: Box<dyn std::error::Error>| format!("N = {n}: {e}");
-            let panel = self.panel(&problem, &list).map_err(failed)?;
-            // The machine's speed, by the same work each time: the reference count's
-            // seconds, the panel's thread-seconds and a page's first touch.
-            let speed = || -> Result<[(&str, f64); 3], String> {
-                Ok([
-                    ("reference_{}_s", reference_seconds(&reference, self.threads)?),
-                    ("panel_{}_s", self.panel_seconds(&problem, &panel).map_err(failed)?),
-                    ("first_touch_{}_ns", first_touch_ns()),
-                ])
-            };
-            let record = |estimate: &mut serde_json::Value, when: &str, speed: &[(&str, f64)]| {
-                for &(field, value) in speed {
-                    estimate[field.replace("{}", when)] = value.into();
+            if let Some(board) = sweep.boards.get(at) {
+                if (&board.kernel, board.memory_per_thread_bytes)
+                    != (&kernel, memory_per_thread_bytes)
+                {
+                    return Err(format!(
+                        "--resume: N = {n} was sampled with the {} kernel in {} bytes a \
+                         thread, here it would be the {kernel} kernel in {} bytes",
+                        board.kernel,
+                        board.memory_per_thread_bytes.unwrap_or(0),
+                        problem.memory_per_thread()
+                    ));
                 }
-            };
-            let mut before = speed()?;
-            for &seed in &self.seeds {
-                let mut estimate = self.estimate(&problem, &list, seed).map_err(failed)?;
-                record(&mut estimate, "before", &before);
-                let board = sweep.boards.last_mut().expect("pushed above");
-                board.add(estimate);
-                // Saved before the count after it, which must not lose a sample of minutes.
-                saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
-                before = speed()?;
-                let board = sweep.boards.last_mut().expect("pushed above");
-                record(board.estimates.last_mut().expect("added above"), "after", &before);
-                saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+            } else {
+                let panel = self.panel(&problem, &list).map_err(failed)?;
+                sweep.boards.push(Board {
+                    n,
+                    kernel,
+                    estimates: Vec::new(),
+                    memory_per_thread_bytes,
+                    panel_seed: Some(self.panel_seed()),
+                    panel: Some(panel.timed_keys()),
+                    spread: 0.0,
+                });
             }
-            let board = sweep.boards.last().expect("pushed above");
+            let board = &sweep.boards[at];
+            let (done, panel) = (board.estimates.len(), board.panel.clone());
+            let panel = panel.ok_or("--resume: a board without its panel's keys")?;
+            if done < self.seeds.len() {
+                let reference = Problem::new(REFERENCE_N, Method::Join)
+                    .and_then(|p| p.with_kernel(problem.kernel()))
+                    .map_err(|e| format!("the reference count: {e}"))?;
+                // The machine's speed, by the same work each time: the reference count's
+                // seconds, the panel's thread-seconds and a page's first touch.
+                let speed = || -> Result<[(&str, f64); 3], String> {
+                    Ok([
+                        ("reference_{}_s", reference_seconds(&reference, self.threads)?),
+                        ("panel_{}_s", self.panel_seconds(&problem, &panel).map_err(failed)?),
+                        ("first_touch_{}_ns", first_touch_ns()),
+                    ])
+                };
+                let record =
+                    |estimate: &mut serde_json::Value, when: &str, speed: &[(&str, f64)]| {
+                        for &(field, value) in speed {
+                            estimate[field.replace("{}", when)] = value.into();
+                        }
+                    };
+                let mut before = speed()?;
+                // A sweep stopped between a seed and the speed after it: the speed it
+                // goes on at stands for that.
+                if let Some(stopped) = sweep.boards[at].estimates.last_mut()
+                    && stopped.get("panel_after_s").is_none()
+                {
+                    record(stopped, "after", &before);
+                    saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+                }
+                for &seed in &self.seeds[done..] {
+                    let mut estimate = self.estimate(&problem, &list, seed).map_err(failed)?;
+                    record(&mut estimate, "before", &before);
+                    sweep.boards[at].add(estimate);
+                    // Saved before the count after it, which must not lose a sample of
+                    // minutes.
+                    saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+                    before = speed()?;
+                    let estimates = &mut sweep.boards[at].estimates;
+                    record(estimates.last_mut().expect("added above"), "after", &before);
+                    saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+                }
+            }
+            let board = &sweep.boards[at];
             println!("{}", row(board));
             if let Some(moved) = board.machine_moved() {
                 eprintln!(
@@ -176,6 +217,89 @@ impl Seeds {
             }
         }
         println!("appended to {}", self.out.display());
+        Ok(())
+    }
+
+    /// The results the sweep appends to, and the sweep: a new one, or with `--resume` the
+    /// last in the file, taken out of it to be written back as it goes on.
+    fn begin(&self) -> Result<(Appending<SeedSweeps>, SeedSweep), String> {
+        let mut saved = Appending::<SeedSweeps>::open(&self.out)?;
+        let (timestamp_utc, build) = (timestamp().1, Build::this());
+        if !self.resume {
+            let sweep = SeedSweep {
+                timestamp_utc,
+                build,
+                host: Host::this(),
+                threads: self.threads,
+                sample_time_s: self.sample_time.map(|time| time.as_secs_f64()),
+                resumed: Vec::new(),
+                boards: Vec::new(),
+            };
+            return Ok((saved, sweep));
+        }
+        let out = self.out.display();
+        let mut sweep = (saved.before_mut().sweeps.pop())
+            .ok_or_else(|| format!("--resume: {out} holds no sweep"))?;
+        self.goes_on_with(&sweep, &build, &Host::this())
+            .map_err(|why| format!("--resume: the last sweep in {out} {why}"))?;
+        sweep.resumed.push(Resumed { timestamp_utc, git_commit: build.git_commit });
+        Ok((saved, sweep))
+    }
+
+    /// Why this sweep cannot go on with `last`, begun by another process, if it cannot:
+    /// only the same boards and seeds, sampled the same way by a build that times the
+    /// same work on the same processor, make one sweep.
+    fn goes_on_with(&self, last: &SeedSweep, build: &Build, host: &Host) -> Result<(), String> {
+        let commit = |build: &Build| build.git_commit.chars().take(7).collect::<String>();
+        if !build.times_as(&last.build) {
+            return Err(format!(
+                "was built from {}; this build ({}{}) may time other work: resume it \
+                 with the build that began it",
+                commit(&last.build),
+                commit(build),
+                if build.git_dirty { ", with uncommitted changes" } else { "" }
+            ));
+        }
+        if !host.same_processor(&last.host) {
+            return Err(format!(
+                "ran on another processor ({}, {} logical CPUs) than this one ({}, {})",
+                last.host.cpu_model, last.host.logical_cpus, host.cpu_model, host.logical_cpus
+            ));
+        }
+        let sample_time_s = self.sample_time.map(|time| time.as_secs_f64());
+        if (last.threads, last.sample_time_s) != (self.threads, sample_time_s) {
+            return Err(format!(
+                "ran {} threads with samples of {}: ask for the same",
+                last.threads,
+                last.sample_time_s.map_or("the default length".to_owned(), |s| format!("{s} s"))
+            ));
+        }
+        let mut finished = last.boards.len() == self.ns.len();
+        for (at, board) in last.boards.iter().enumerate() {
+            let seeds: Vec<u64> =
+                board.estimates.iter().filter_map(|e| e["seed"].as_u64()).collect();
+            let complete = seeds.len() == self.seeds.len();
+            let starts_this_sweep = self.ns.get(at) == Some(&board.n)
+                && self.seeds.starts_with(&seeds)
+                && seeds.len() == board.estimates.len()
+                && board.panel_seed == Some(self.panel_seed())
+                && board.panel.is_some()
+                && (complete || at + 1 == last.boards.len());
+            if !starts_this_sweep {
+                return Err(format!(
+                    "sampled N = {} with seeds {seeds:?}{}: not the start of a sweep of N = \
+                     {:?} with seeds {:?}",
+                    board.n,
+                    if board.panel.is_none() { " and kept no panel to time again" } else { "" },
+                    self.ns,
+                    self.seeds
+                ));
+            }
+            finished &= complete;
+        }
+        if finished {
+            return Err("is finished: there is nothing left to sample".to_owned());
+        }
         Ok(())
     }
 
@@ -215,7 +339,7 @@ impl Seeds {
     fn panel_seconds(
         &self,
         problem: &Problem,
-        panel: &Sample,
+        panel: &TimedKeys,
     ) -> Result<f64, Box<dyn std::error::Error>> {
         let options = Options::new(self.threads, self.panel_seed());
         let seconds = nqueens_plan::time_again(problem, panel, &options)?.ok_or("stopped")?;
@@ -431,6 +555,7 @@ mod tests {
             estimates: Vec::new(),
             memory_per_thread_bytes: None,
             panel_seed: None,
+            panel: None,
             spread: 0.0,
         };
         for estimate in estimates {
@@ -439,19 +564,24 @@ mod tests {
         board
     }
 
-    /// The panel's seed is one the sweep does not draw: 0 by default, the least free
-    /// seed where the sweep draws 0.
-    #[test]
-    fn the_panel_samples_with_a_seed_no_seed_of_the_sweep_shares() {
-        let sweep = |seeds: Vec<u64>| Seeds {
-            ns: vec![20],
+    fn sweep_of(ns: Vec<usize>, seeds: Vec<u64>) -> Seeds {
+        Seeds {
+            ns,
             seeds,
             threads: 2,
             sample_time: None,
             max_memory: None,
             out: PathBuf::new(),
             timings: None,
-        };
+            resume: true,
+        }
+    }
+
+    /// The panel's seed is one the sweep does not draw: 0 by default, the least free
+    /// seed where the sweep draws 0.
+    #[test]
+    fn the_panel_samples_with_a_seed_no_seed_of_the_sweep_shares() {
+        let sweep = |seeds: Vec<u64>| sweep_of(vec![20], seeds);
         assert_eq!(sweep(vec![1, 2, 3, 4, 5]).panel_seed(), 0);
         assert_eq!(sweep(vec![0, 1, 3]).panel_seed(), 2);
         assert_eq!(sweep(vec![2, 1, 0]).panel_seed(), 3);
@@ -469,6 +599,67 @@ mod tests {
         older.as_object_mut().expect("an object").remove("panel_seed");
         let read: Board = serde_json::from_value(older).expect("an older board reads");
         assert_eq!(read.panel_seed, None);
+    }
+
+    /// A sweep goes on only with the last sweep of the same boards and seeds, stopped
+    /// before it finished, by a build of the same work on the same processor; the
+    /// refusal says what differs.
+    #[test]
+    fn a_sweep_resumes_only_what_it_began() {
+        let seeded = |seed: u64| serde_json::json!({ "seed": seed, "core_hours": 1.0 });
+        let panel = TimedKeys { depth: 3, timed: nqueens_plan::Timed::Pieces, keys: vec![vec![1]] };
+        let board_of = |n: usize, seeds: &[u64]| Board {
+            panel_seed: Some(0),
+            panel: Some(panel.clone()),
+            n,
+            ..board(seeds.iter().map(|&seed| seeded(seed)).collect())
+        };
+        // A clean build, whatever the tree the test runs in holds.
+        let (build, host) = (Build { git_dirty: false, ..Build::this() }, Host::this());
+        let stopped = SeedSweep {
+            timestamp_utc: timestamp().1,
+            build: build.clone(),
+            host: host.clone(),
+            threads: 2,
+            sample_time_s: None,
+            resumed: Vec::new(),
+            boards: vec![board_of(26, &[1, 2, 3]), board_of(28, &[1, 2])],
+        };
+        let sweep = sweep_of(vec![26, 28], vec![1, 2, 3]);
+        let goes_on = |sweep: &Seeds, last: &SeedSweep| sweep.goes_on_with(last, &build, &host);
+        assert_eq!(goes_on(&sweep, &stopped), Ok(()));
+        // A board with no seed sampled yet, and a sweep stopped before its second board.
+        let mut unstarted = stopped.clone();
+        unstarted.boards[1].estimates.clear();
+        assert_eq!(goes_on(&sweep, &unstarted), Ok(()));
+        unstarted.boards.pop();
+        assert_eq!(goes_on(&sweep, &unstarted), Ok(()));
+        let refused = |last: &SeedSweep, sweep: &Seeds, says: &str| {
+            let why = goes_on(sweep, last).expect_err(says);
+            assert!(why.contains(says), "{why}");
+        };
+        refused(&stopped, &sweep_of(vec![26, 28], vec![1, 2]), "not the start of a sweep");
+        refused(&stopped, &sweep_of(vec![26, 28], vec![2, 1, 3]), "not the start of a sweep");
+        refused(&stopped, &sweep_of(vec![26, 27], vec![1, 2, 3]), "not the start of a sweep");
+        refused(&stopped, &sweep_of(vec![28], vec![1, 2, 3]), "not the start of a sweep");
+        let mut finished = stopped.clone();
+        finished.boards[1] = board_of(28, &[1, 2, 3]);
+        refused(&finished, &sweep, "finished");
+        let mut unpaneled = stopped.clone();
+        unpaneled.boards[1].panel = None;
+        refused(&unpaneled, &sweep, "no panel");
+        let mut first_unfinished = stopped.clone();
+        first_unfinished.boards[0] = board_of(26, &[1]);
+        refused(&first_unfinished, &sweep, "not the start of a sweep");
+        let mut other_engine = stopped.clone();
+        other_engine.build.engine = Some("another engine".to_owned());
+        refused(&other_engine, &sweep, "with the build that began it");
+        let mut other_processor = stopped.clone();
+        other_processor.host.cpu_model_number = Some(u32::MAX);
+        refused(&other_processor, &sweep, "another processor");
+        let mut other_length = stopped.clone();
+        other_length.sample_time_s = Some(600.0);
+        refused(&other_length, &sweep, "samples of 600 s");
     }
 
     fn timed(core_hours: f64, before: f64, after: f64) -> serde_json::Value {

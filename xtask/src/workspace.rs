@@ -61,6 +61,11 @@ impl<T: Default + Clone + Serialize + DeserializeOwned> Appending<T> {
         Ok(Appending { path: path.to_owned(), before })
     }
 
+    /// The results held before, to take from them what a sweep goes on with.
+    pub(crate) fn before_mut(&mut self) -> &mut T {
+        &mut self.before
+    }
+
     /// Writes the results held before, with what `push` adds to them.
     pub(crate) fn save(&self, push: impl FnOnce(&mut T)) -> Result<(), String> {
         let mut results = self.before.clone();

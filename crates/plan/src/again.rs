@@ -3,14 +3,36 @@
 
 use nqueens_core::{Problem, Task};
 use nqueens_scheduler::{Finish, Runner};
+use serde::{Deserialize, Serialize};
 
 use crate::gate::Gate;
 use crate::options::{Options, PlanError, Timed};
 use crate::sample::Sample;
 use crate::whole::WARM_UP_PER_THREAD;
 
-/// The thread-seconds each of the timings of `sample` takes now, in their order
-/// ([`Sample::timings`]): the tasks, units or pieces it timed, found again by their keys
+/// What a sample timed, by key, and the split of the list it drew them from: all that
+/// [`time_again`] needs, so that a process started later (a sweep resumed in another
+/// session) times the same work as the one that sampled it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimedKeys {
+    pub depth: usize,
+    pub timed: Timed,
+    pub keys: Vec<Vec<u8>>,
+}
+
+impl Sample {
+    /// What it timed, in the order its timings ended ([`Sample::timings`]).
+    pub fn timed_keys(&self) -> TimedKeys {
+        TimedKeys {
+            depth: self.depth,
+            timed: self.timed,
+            keys: self.timings.iter().map(|timing| timing.key.clone()).collect(),
+        }
+    }
+}
+
+/// The thread-seconds each of the timings of a sample takes now, in their order
+/// ([`Sample::timed_keys`]): the tasks, units or pieces it timed, found again by their keys
 /// and timed as it timed them, on the options' threads, after the same untimed warm-up
 /// (the first of them again, as many a thread as a sample runs). The same keys take the same work
 /// every time, so that timings of them taken hours apart say how far the machine's speed
@@ -18,11 +40,12 @@ use crate::whole::WARM_UP_PER_THREAD;
 /// not follow a Zen 5 whose memory slowed: docs/measurements/plans.md). `None` if stopped.
 pub fn time_again(
     problem: &Problem,
-    sample: &Sample,
+    timed_keys: &TimedKeys,
     options: &Options,
 ) -> Result<Option<Vec<f64>>, PlanError> {
-    let found = (sample.timings.iter())
-        .map(|timing| task_of(problem, &sample.list, &timing.key))
+    let list = problem.tasks(timed_keys.depth)?;
+    let found = (timed_keys.keys.iter())
+        .map(|key| task_of(problem, &list, key))
         .collect::<Result<Vec<Task>, PlanError>>()?;
     // Item k < timed is timing k; the warm-ups, served first, come after them.
     let timed = found.len();
@@ -31,7 +54,7 @@ pub fn time_again(
     let mut tasks: Vec<(usize, Task)> = found.into_iter().chain(warm_up).enumerate().collect();
     tasks.rotate_left(timed);
     let (solver, gate) = (problem.for_sample(options.threads), Gate::default());
-    let whole = sample.timed == Timed::Tasks;
+    let whole = timed_keys.timed == Timed::Tasks;
     let runner = Runner::new(
         tasks,
         move |(at, task): &(usize, Task)| {
@@ -110,7 +133,12 @@ mod tests {
                 let found = task_of(&problem, &sample.list, &timing.key).unwrap();
                 assert_eq!(found.key(), timing.key, "N = {n}");
             }
-            let seconds = time_again(&problem, &sample, &options).unwrap().unwrap();
+            // What another process reads back of it times the same keys.
+            let keys = sample.timed_keys();
+            let read: TimedKeys =
+                serde_json::from_str(&serde_json::to_string(&keys).unwrap()).unwrap();
+            assert_eq!(read, keys, "N = {n}");
+            let seconds = time_again(&problem, &read, &options).unwrap().unwrap();
             assert_eq!(seconds.len(), sample.timings().len());
             assert!(seconds.iter().all(|s| *s > 0.0), "N = {n}: {seconds:?}");
         }

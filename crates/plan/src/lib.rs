@@ -36,7 +36,7 @@ mod sample;
 mod split;
 mod whole;
 
-pub use crate::again::time_again;
+pub use crate::again::{TimedKeys, time_again};
 pub use crate::check::{
     Check, CheckedTask, MOST_CHECKED_TASK_SECONDS, check, check_depth, per_solution_of,
     work_by_solutions,
