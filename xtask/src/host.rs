@@ -54,6 +54,21 @@ pub(crate) struct Build {
 const BUILT_FROM: [&str; 4] =
     [":(top)crates", ":(top)Cargo.toml", ":(top)Cargo.lock", ":(top)rust-toolchain.toml"];
 
+/// What a sweep of `cargo xtask seeds` times with: the binary's sources and xtask's, whose
+/// constants choose the panel and the reference count that take the machine's speed.
+const SWEPT_FROM: [&str; 5] =
+    [BUILT_FROM[0], BUILT_FROM[1], BUILT_FROM[2], BUILT_FROM[3], ":(top)xtask"];
+
+/// Whether git, run in the workspace with `args`, exits with success.
+fn git_succeeds(args: &[&str]) -> bool {
+    Command::new("git")
+        .args(args)
+        .current_dir(crate::workspace::project_root())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
 fn read(path: &str) -> String {
     std::fs::read_to_string(path).unwrap_or_default().trim().to_owned()
 }
@@ -161,30 +176,44 @@ impl Build {
         }
     }
 
-    /// Whether this build times the same work as `earlier`, so that a sweep begun with
-    /// that build may go on with this one: the same engine, compiler, profile and flags,
-    /// neither with uncommitted changes to what the binary is built from, and none to it
-    /// between their commits (commits of results alone leave it as it was).
-    pub(crate) fn times_as(&self, earlier: &Build) -> bool {
-        let unchanged_between = || {
-            self.git_commit == earlier.git_commit
-                || Command::new("git")
-                    .args(
-                        [
-                            &["diff", "--quiet", &earlier.git_commit, &self.git_commit, "--"][..],
-                            &BUILT_FROM,
-                        ]
-                        .concat(),
-                    )
-                    .current_dir(crate::workspace::project_root())
-                    .status()
-                    .is_ok_and(|status| status.success())
+    /// Whether the sources a sweep of `cargo xtask seeds` times with, the engines' and
+    /// xtask's own, are all committed here, so that a later process can tell by the
+    /// commits whether it times the same work.
+    pub(crate) fn sweep_committed() -> bool {
+        git_succeeds(&[&["diff", "--quiet", "HEAD", "--"][..], &SWEPT_FROM].concat())
+    }
+
+    /// Why this build may not time the same work as `earlier`, if it may not, so that a
+    /// sweep begun with that build cannot go on with this one: another engine, compiler,
+    /// profile or flags, or changes to the engines or xtask between their commits
+    /// (commits of results alone change neither).
+    pub(crate) fn times_as(&self, earlier: &Build) -> Result<(), String> {
+        let engine = |build: &Build| build.engine.clone().unwrap_or_default();
+        let settings = [
+            ("engine", engine(self), engine(earlier)),
+            ("compiler", self.rustc.clone(), earlier.rustc.clone()),
+            ("profile", self.profile.clone(), earlier.profile.clone()),
+            ("RUSTFLAGS", self.rustflags.clone(), earlier.rustflags.clone()),
+        ];
+        if let Some((setting, _, _)) = settings.iter().find(|(_, now, then)| now != then) {
+            return Err(format!("was built with another {setting}"));
+        }
+        let is_commit = |commit: &str| {
+            commit.len() == 40 && commit.bytes().all(|byte| byte.is_ascii_hexdigit())
         };
-        !self.git_dirty
-            && !earlier.git_dirty
-            && (&self.engine, &self.rustc, &self.profile, &self.rustflags)
-                == (&earlier.engine, &earlier.rustc, &earlier.profile, &earlier.rustflags)
-            && unchanged_between()
+        if !is_commit(&self.git_commit) || !is_commit(&earlier.git_commit) {
+            return Err("has no commit to compare this one's with".to_owned());
+        }
+        let (now, then) = (&self.git_commit, &earlier.git_commit);
+        if now != then
+            && !git_succeeds(&[&["diff", "--quiet", then, now, "--"][..], &SWEPT_FROM].concat())
+        {
+            return Err(format!(
+                "was built from {}, and the engines or xtask changed since",
+                &then[..7]
+            ));
+        }
+        Ok(())
     }
 
     pub(crate) fn this() -> Build {

@@ -74,10 +74,11 @@ Commands:
           and the last how long the system took to give a new page its memory; --timings
           writes each sample's timings to DIR/nN-seedS-COMMIT.json, as `nqueens
           estimate --timings` does; the file is written after each seed, and --resume
-          goes on with its last sweep where it stopped (the same flags, a build of the
-          same sources, the same processor; the seed that was sampling when it stopped
-          is sampled again, and the panel's same work says whether the machine's speed
-          moved across the stop)
+          goes on with its last sweep where it stopped (the same flags and processor,
+          a sweep begun from committed sources, and no change to the engines or xtask
+          since its commit; the seed that was sampling when it stopped is sampled
+          again, and the panel's same work says whether the machine's speed moved
+          across the stop)
   plan and seeds with --max-memory-gib G plan counts that hold G GiB in all, as
   `nqueens count --max-memory` does, instead of the join's default budget per thread
   eta     --log FILE

@@ -47,8 +47,8 @@ pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// Committed results that a sweep adds to as it goes: what the file held before the
-/// sweep, written again with the sweep so far after each board, so that a sweep of the
-/// frontier stopped after hours keeps what it finished.
+/// sweep, written again with the sweep so far as it goes (after each board, or each
+/// seed), so that a sweep of the frontier stopped after hours keeps what it finished.
 pub(crate) struct Appending<T> {
     path: PathBuf,
     before: T,

@@ -17,7 +17,47 @@ use crate::whole::WARM_UP_PER_THREAD;
 pub struct TimedKeys {
     pub depth: usize,
     pub timed: Timed,
+    /// Written as hex, one string a key: as JSON arrays, pretty-printed a byte a line, a
+    /// panel of thousands of keys took tens of thousands of lines of a committed file.
+    #[serde(with = "hex_keys")]
     pub keys: Vec<Vec<u8>>,
+}
+
+mod hex_keys {
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(keys: &[Vec<u8>], to: S) -> Result<S::Ok, S::Error> {
+        let hex = |key: &Vec<u8>| key.iter().map(|byte| format!("{byte:02x}")).collect::<String>();
+        to.collect_seq(keys.iter().map(hex))
+    }
+
+    /// Keys written as hex, or as arrays of bytes, as the first sweeps wrote them.
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Key {
+        Hex(String),
+        Bytes(Vec<u8>),
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        from: D,
+    ) -> Result<Vec<Vec<u8>>, D::Error> {
+        let bytes = |hex: &str| {
+            if !hex.len().is_multiple_of(2) || !hex.bytes().all(|digit| digit.is_ascii_hexdigit()) {
+                return Err(D::Error::custom(format!("not a key in hex: {hex:?}")));
+            }
+            let byte = |at: usize| u8::from_str_radix(&hex[at..at + 2], 16);
+            Ok((0..hex.len()).step_by(2).map(|at| byte(at).expect("two hex digits")).collect())
+        };
+        Vec::<Key>::deserialize(from)?
+            .into_iter()
+            .map(|key| match key {
+                Key::Hex(hex) => bytes(&hex),
+                Key::Bytes(bytes) => Ok(bytes),
+            })
+            .collect()
+    }
 }
 
 impl Sample {
@@ -155,5 +195,23 @@ mod tests {
         let astray = [list[0].key(), &[9]].concat();
         let refused = task_of(&problem, &list, &astray).unwrap_err();
         assert!(matches!(refused, PlanError::UnknownKey(_)), "{refused}");
+    }
+
+    /// Keys are written as hex and read back from it, or from the arrays of bytes the
+    /// first sweeps wrote; what is neither is refused.
+    #[test]
+    fn timed_keys_are_written_in_hex_and_read_in_either_form() {
+        let keys =
+            TimedKeys { depth: 4, timed: Timed::Pieces, keys: vec![vec![0, 10, 255], vec![]] };
+        let written = serde_json::to_value(&keys).unwrap();
+        assert_eq!(written["keys"], serde_json::json!(["000aff", ""]));
+        assert_eq!(serde_json::from_value::<TimedKeys>(written.clone()).unwrap(), keys);
+        let mut as_arrays = written;
+        as_arrays["keys"] = serde_json::json!([[0, 10, 255], []]);
+        assert_eq!(serde_json::from_value::<TimedKeys>(as_arrays).unwrap(), keys);
+        for odd in ["0a1", "zz", "+1"] {
+            let json = serde_json::json!({ "depth": 4, "timed": "pieces", "keys": [odd] });
+            assert!(serde_json::from_value::<TimedKeys>(json).is_err(), "{odd}");
+        }
     }
 }
