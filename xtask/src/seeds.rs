@@ -185,6 +185,11 @@ impl Seeds {
                     ));
                 }
             } else {
+                eprintln!(
+                    "N = {n}: the panel, a sample of seed {} of up to a minute, timed again \
+                     between seeds",
+                    self.panel_seed()
+                );
                 let panel = self.panel(&problem, &list).map_err(failed)?;
                 sweep.boards.push(Board {
                     n,
@@ -228,9 +233,17 @@ impl Seeds {
                     record(stopped, "after", &before);
                     saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
                 }
-                for &seed in &self.seeds[done..] {
+                for (index, &seed) in self.seeds.iter().enumerate().skip(done) {
+                    // A sweep runs for hours: its log says where it is.
+                    eprintln!("N = {n}: seed {seed}, {} of {}", index + 1, self.seeds.len());
                     let mut estimate =
                         self.estimate(&problem, &list, seed, &sweep.build).map_err(failed)?;
+                    eprintln!(
+                        "N = {n}: seed {seed}: {} ({} to {})",
+                        work(estimate["core_hours"].as_f64().unwrap_or(f64::NAN)),
+                        work(estimate["core_hours_low"].as_f64().unwrap_or(f64::NAN)),
+                        work(estimate["core_hours_high"].as_f64().unwrap_or(f64::NAN))
+                    );
                     record(&mut estimate, "before", &before);
                     sweep.boards[at].add(estimate);
                     // Saved before the count after it, which must not lose a sample of
