@@ -155,9 +155,10 @@ impl Seeds {
             return Err(format!("--timings {}: no such folder", folder.display()));
         }
         let (saved, mut sweep) = self.begin()?;
+        let save = |sweep: &SeedSweep| saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()));
         // Saved before the first hour's sample, so that a sweep stopped within it is the
         // one `--resume` finds, not the sweep before it.
-        saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+        save(&sweep)?;
         let within = format!("within {:.0}%", 100.0 * AGREEMENT);
         println!(
             "| N | kernel | core-time by seed | largest / smallest | {within} | by time alone \
@@ -200,7 +201,7 @@ impl Seeds {
                     panel: Some(panel.timed_keys()),
                     spread: 0.0,
                 });
-                saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+                save(&sweep)?;
             }
             let board = &sweep.boards[at];
             let done = board.estimates.len();
@@ -231,28 +232,29 @@ impl Seeds {
                     && let Some(stopped) = sweep.boards[at].estimates.last_mut()
                 {
                     record(stopped, "after", &before);
-                    saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+                    save(&sweep)?;
                 }
                 for (index, &seed) in self.seeds.iter().enumerate().skip(done) {
                     // A sweep runs for hours: its log says where it is.
                     eprintln!("N = {n}: seed {seed}, {} of {}", index + 1, self.seeds.len());
                     let mut estimate =
                         self.estimate(&problem, &list, seed, &sweep.build).map_err(failed)?;
+                    let hours = |field: &str| work(estimate[field].as_f64().unwrap_or(f64::NAN));
                     eprintln!(
                         "N = {n}: seed {seed}: {} ({} to {})",
-                        work(estimate["core_hours"].as_f64().unwrap_or(f64::NAN)),
-                        work(estimate["core_hours_low"].as_f64().unwrap_or(f64::NAN)),
-                        work(estimate["core_hours_high"].as_f64().unwrap_or(f64::NAN))
+                        hours("core_hours"),
+                        hours("core_hours_low"),
+                        hours("core_hours_high")
                     );
                     record(&mut estimate, "before", &before);
                     sweep.boards[at].add(estimate);
                     // Saved before the count after it, which must not lose a sample of
                     // minutes.
-                    saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+                    save(&sweep)?;
                     before = speed()?;
                     let estimates = &mut sweep.boards[at].estimates;
                     record(estimates.last_mut().expect("added above"), "after", &before);
-                    saved.save(|sweeps| sweeps.sweeps.push(sweep.clone()))?;
+                    save(&sweep)?;
                 }
             }
             let board = &sweep.boards[at];
