@@ -292,13 +292,11 @@ impl Corrected {
     /// interval.
     fn text(&self) -> String {
         format!(
-            "about {} ({} to {}), {} core-hours ({} to {})",
+            "about {} ({} to {}), {}",
             duration(self.wall.expected),
             duration(self.wall.low),
             duration(self.wall.high),
-            hours(self.core_hours.expected),
-            hours(self.core_hours.low),
-            hours(self.core_hours.high),
+            core_time(self.core_hours.expected, self.core_hours.low, self.core_hours.high),
         )
     }
 }
@@ -316,8 +314,7 @@ impl EstimateReport {
     fn text(&self) -> String {
         let e = &self.estimate;
         let mut text = format!(
-            "N={} method={} kernel={} threads={}: about {} ({} to {}), {} core-hours ({} to {}), \
-             peak memory about {}\n",
+            "N={} method={} kernel={} threads={}: about {} ({} to {}), {}, peak memory about {}\n",
             self.n,
             self.method,
             self.kernel,
@@ -325,9 +322,7 @@ impl EstimateReport {
             duration(e.predicted_wall_s),
             duration(e.predicted_wall_s_low),
             duration(e.predicted_wall_s_high),
-            hours(e.core_hours),
-            hours(e.core_hours_low),
-            hours(e.core_hours_high),
+            core_time(e.core_hours, e.core_hours_low, e.core_hours_high),
             memory::human(self.peak_memory_bytes),
         );
         if let Some(cluster) = &self.cluster {
@@ -373,12 +368,14 @@ impl EstimateReport {
             };
             text += &format!(
                 "the sample's cost per solution, {} core-ns, times the {} solutions {known}; by its \
-                 time alone, {} core-hours ({} to {})\n",
+                 time alone, {}\n",
                 figure(per_solution),
                 solutions,
-                hours(e.core_hours_by_time_alone),
-                hours(e.core_hours_by_time_alone_low),
-                hours(e.core_hours_by_time_alone_high),
+                core_time(
+                    e.core_hours_by_time_alone,
+                    e.core_hours_by_time_alone_low,
+                    e.core_hours_by_time_alone_high
+                ),
             );
         }
         if let (Some(check), Some(corrected)) = (&self.check, &self.corrected) {
@@ -466,8 +463,20 @@ fn things(count: usize, noun: &str) -> String {
     if count == 1 { format!("{grouped} {noun}") } else { format!("{grouped} {noun}s") }
 }
 
+/// Core time with its interval, in core-hours, the unit a cluster bills in, or in
+/// core-seconds where a count takes less than a tenth of a core-hour, whose core-hours
+/// would read as nothing.
+fn core_time(hours: f64, low: f64, high: f64) -> String {
+    if hours < 0.1 {
+        let seconds = |hours: f64| figure(hours * 3600.0);
+        format!("{} core-seconds ({} to {})", seconds(hours), seconds(low), seconds(high))
+    } else {
+        format!("{} core-hours ({} to {})", in_hours(hours), in_hours(low), in_hours(high))
+    }
+}
+
 /// Core-hours for people: three significant figures, grouped by thousands.
-fn hours(hours: f64) -> String {
+fn in_hours(hours: f64) -> String {
     if hours >= 1000.0 {
         grouped(hours.round() as u128)
     } else if hours >= 1.0 {
@@ -580,6 +589,8 @@ impl Watch for SampleDisplay {
 fn duration(seconds: f64) -> String {
     let whole = seconds.round() as u64;
     match whole {
+        // An interval's low end cut at nothing reads as nothing, not as "0.0ms".
+        _ if seconds <= 0.0 => "0s".to_owned(),
         _ if seconds < 0.1 => format!("{:.1}ms", seconds * 1000.0),
         0..60 => format!("{seconds:.1}s"),
         60..3600 => format!("{}m{:02}s", whole / 60, whole % 60),
@@ -595,6 +606,7 @@ mod tests {
 
     #[test]
     fn durations_read_at_a_glance() {
+        assert_eq!(duration(0.0), "0s");
         assert_eq!(duration(0.01234), "12.3ms");
         assert_eq!(duration(0.25), "0.2s");
         assert_eq!(duration(4.25), "4.2s");
@@ -614,8 +626,15 @@ mod tests {
 
     #[test]
     fn core_hours_keep_three_figures() {
-        assert_eq!(hours(0.2618), "0.262");
-        assert_eq!(hours(14.44), "14.4");
-        assert_eq!(hours(2_340_123.4), "2,340,123");
+        assert_eq!(in_hours(0.2618), "0.262");
+        assert_eq!(in_hours(14.44), "14.4");
+        assert_eq!(in_hours(2_340_123.4), "2,340,123");
+    }
+
+    #[test]
+    fn short_counts_read_in_core_seconds() {
+        assert_eq!(core_time(0.459, 0.383, 0.536), "0.459 core-hours (0.383 to 0.536)");
+        assert_eq!(core_time(0.0003, 0.00025, 0.0004), "1.08 core-seconds (0.900 to 1.44)");
+        assert_eq!(core_time(0.09, 0.0, 0.11), "324 core-seconds (0 to 396)");
     }
 }
