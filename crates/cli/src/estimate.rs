@@ -11,8 +11,8 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use nqueens_core::{ENGINE_IDENTITY, Method, Problem, Profile, SolutionsOf};
 use nqueens_plan::{
-    Check, ClusterEstimate, Estimate, Options, Sample, SampledTiming, TaskList, Timed, Watch,
-    check_depth,
+    Check, ClusterEstimate, Estimate, Options, Sample, SampledTiming, Subject, TaskList, Timed,
+    Watch, check_depth,
 };
 use nqueens_scheduler::Prediction;
 use serde::Serialize;
@@ -512,6 +512,8 @@ struct SampleDisplay {
     log: bool,
     /// When the log last printed a line.
     logged: Cell<Option<Instant>>,
+    /// What the sample under way is of.
+    subject: Cell<Subject>,
 }
 
 /// How often the sample's log prints a line, like a count's.
@@ -525,7 +527,12 @@ impl SampleDisplay {
             bar.set_style(progress::sample_style());
             bar
         });
-        SampleDisplay { bar, log: shown == Shown::Log, logged: Cell::new(None) }
+        SampleDisplay {
+            bar,
+            log: shown == Shown::Log,
+            logged: Cell::new(None),
+            subject: Cell::new(Subject::Count),
+        }
     }
 
     /// A log line, if one is due or `now`.
@@ -538,6 +545,10 @@ impl SampleDisplay {
 }
 
 impl Watch for SampleDisplay {
+    fn begins(&self, subject: Subject) {
+        self.subject.set(subject);
+    }
+
     fn sampling(&self, timed: Timed, count: usize, done: f64, elapsed: Duration) {
         if let Some(bar) = &self.bar {
             bar.set_position((1000.0 * done).min(1000.0) as u64);
@@ -545,7 +556,8 @@ impl Watch for SampleDisplay {
         }
         self.log(false, || {
             format!(
-                "sampling: {} timed, {:.0}% of the sample done, {}",
+                "sampling {}: {} timed, {:.0}% of the sample done, {}",
+                self.subject.get(),
                 things(count, timed.noun()),
                 100.0 * done.min(1.0),
                 duration(elapsed.as_secs_f64())
@@ -560,7 +572,8 @@ impl Watch for SampleDisplay {
         }
         self.log(true, || {
             format!(
-                "sampled: {} timed in {}",
+                "sampled {}: {} timed in {}",
+                self.subject.get(),
                 things(count, timed.noun()),
                 duration(elapsed.as_secs_f64())
             )

@@ -6,7 +6,7 @@ use nqueens_scheduler::{INTERVAL_WIDTH, Prediction, Shard, makespan, sample_firs
 use serde::Serialize;
 
 use crate::descent;
-use crate::options::{Options, PlanError, TaskList, Timed, Watch};
+use crate::options::{Options, PlanError, Subject, TaskList, Timed, Watch};
 use crate::sample::Sample;
 use crate::split::{MOST_WANTED, Sharing, depth_for};
 use crate::whole;
@@ -77,11 +77,15 @@ pub fn estimate(
     let mut fixed_s = setup_seconds;
     for fixed in problem.rotation_fixed()? {
         let list = finer_list(&fixed, &TaskList::of(&fixed, 0)?)?;
+        if let Some(turn) = fixed.turn() {
+            watch.begins(Subject::UnchangedBy(turn));
+        }
         let Some(sample) = whole::sample(&fixed, list, options, watch)? else {
             return Ok(None);
         };
         fixed_s += sample.work.expected / threads as f64;
     }
+    watch.begins(Subject::Count);
     let Some(sample) = sample(problem, count, options, watch)? else {
         return Ok(None);
     };
@@ -134,6 +138,7 @@ pub fn cluster(
     let (sample, sampled_count) = if list.depth <= sample.depth {
         (sample, 0)
     } else {
+        watch.begins(Subject::Shards);
         let Some(taken) = self::sample(problem, &list, options, watch)? else {
             return Ok(None);
         };
@@ -256,5 +261,46 @@ mod tests {
         let relative = (long.high - long.expected) / 3600.0;
         assert!((relative - 0.1).abs() < 1e-6, "{long:?}");
         assert!(long.low < long.expected && long.expected < long.high);
+    }
+
+    /// What each sample begins on, in order.
+    #[derive(Default)]
+    struct Subjects(std::sync::Mutex<Vec<Subject>>);
+
+    impl Watch for Subjects {
+        fn begins(&self, subject: Subject) {
+            self.0.lock().unwrap().push(subject);
+        }
+        fn sampling(&self, _: Timed, _: usize, _: f64, _: std::time::Duration) {}
+        fn sampled(&self, _: Timed, _: usize, _: std::time::Duration) {}
+        fn checking(&self, _: usize, _: usize, _: std::time::Duration) {}
+    }
+
+    /// A unique count runs the counts of the solutions each turn leaves unchanged too, so
+    /// its estimate samples them, and says so before each; a cluster's finer list, where
+    /// the count's own does not serve, is a sample of its own.
+    #[test]
+    fn each_sample_says_what_it_is_of() {
+        use nqueens_core::{Method, Turn};
+        let problem = Problem::new(12, Method::Join).unwrap();
+        let list = TaskList::of(&problem, 0).unwrap();
+        let options = Options {
+            sample_time: Some(std::time::Duration::from_millis(50)),
+            ..Options::new(1, 1)
+        };
+        let watch = Subjects::default();
+        let (_, sample, fixed_s) =
+            estimate(&problem, &list, 0.0, &options, &watch).unwrap().expect("not stopped");
+        cluster(&problem, &sample, 4096, fixed_s, &options, &watch).unwrap().expect("not stopped");
+        let subjects = watch.0.into_inner().unwrap();
+        assert_eq!(
+            subjects,
+            [
+                Subject::UnchangedBy(Turn::Half),
+                Subject::UnchangedBy(Turn::Quarter),
+                Subject::Count,
+                Subject::Shards
+            ]
+        );
     }
 }

@@ -42,6 +42,6 @@ pub use crate::check::{
     work_by_solutions,
 };
 pub use crate::estimate::{ClusterEstimate, Estimate, cluster, estimate};
-pub use crate::options::{Options, PlanError, TaskList, Timed, Unwatched, Watch};
+pub use crate::options::{Options, PlanError, Subject, TaskList, Timed, Unwatched, Watch};
 pub use crate::sample::{Sample, SampledTiming};
 pub use crate::split::{MOST_TASKS, MOST_WANTED, Sharing, TASKS_PER_THREAD, depth_for};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use nqueens_core::{Problem, Task};
+use nqueens_core::{Problem, Task, Turn};
 use nqueens_scheduler::RunError;
 use serde::{Deserialize, Serialize};
 
@@ -91,9 +91,40 @@ impl Timed {
     }
 }
 
+/// What a sample is of: an estimate samples the count asked for and, for a unique count,
+/// the counts of the solutions each turn leaves unchanged, which that count runs too;
+/// with `--cores`, the finer list the cluster's shards run may need a sample of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// The tasks of the count asked for.
+    Count,
+    /// The finer list of tasks the cluster's shards run.
+    Shards,
+    /// The count of the solutions `Turn` leaves unchanged.
+    UnchangedBy(Turn),
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Count => f.write_str("the count"),
+            Subject::Shards => f.write_str("the shards' tasks"),
+            Subject::UnchangedBy(Turn::Half) => {
+                f.write_str("the solutions a half turn leaves unchanged")
+            }
+            Subject::UnchangedBy(Turn::Quarter) => {
+                f.write_str("the solutions a quarter turn leaves unchanged")
+            }
+        }
+    }
+}
+
 /// Where a plan's progress goes: to a bar or a log, say. Called from the thread that
 /// runs the plan, between timings.
 pub trait Watch {
+    /// A sample of `subject` begins; the calls up to its [`Watch::sampled`] are about it.
+    fn begins(&self, _subject: Subject) {}
+
     /// A sample has timed `timed` of what it times, and has done `done` (0 to 1) of what
     /// it aims at, in `elapsed`.
     fn sampling(&self, timed: Timed, count: usize, done: f64, elapsed: Duration);
