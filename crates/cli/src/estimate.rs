@@ -115,6 +115,12 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     let check = match args.check.map(NonZeroUsize::get) {
         None => None,
         Some(tasks) => {
+            if tasks > list.tasks.len() {
+                say!(
+                    "--check {tasks}: the count runs {}, one drawn from each",
+                    things(list.tasks.len(), "task")
+                );
+            }
             let depth = match args.depth {
                 Some(depth) => depth,
                 None => check_depth(&problem, &sample, list.depth)?,
