@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use nqueens_core::{Method, Problem, solutions_of};
 use nqueens_plan::{
-    Check, CheckedTask, Options, Sharing, TaskList, Timed, Unwatched, Watch, check_depth,
+    Check, CheckedTask, Options, Sharing, Subject, TaskList, Timed, Unwatched, Watch, check_depth,
     per_solution_of, work_by_solutions,
 };
 use serde::{Deserialize, Serialize};
@@ -77,15 +77,26 @@ struct BoardPlan {
     estimate_wall_s: f64,
 }
 
+/// `count` of `noun`, for people: `1 piece`, `348 pieces`.
+fn things(count: usize, noun: &str) -> String {
+    if count == 1 { format!("{count} {noun}") } else { format!("{count} {noun}s") }
+}
+
 /// Progress on stderr, a line a minute: a plan of N = 28 runs for an hour and more.
 pub(crate) struct Lines {
     n: usize,
     last: std::cell::Cell<Instant>,
+    /// What the sample under way is of.
+    subject: std::cell::Cell<Subject>,
 }
 
 impl Lines {
     pub(crate) fn new(n: usize) -> Lines {
-        Lines { n, last: std::cell::Cell::new(Instant::now()) }
+        Lines {
+            n,
+            last: std::cell::Cell::new(Instant::now()),
+            subject: std::cell::Cell::new(Subject::Count),
+        }
     }
 
     fn due(&self) -> bool {
@@ -98,12 +109,16 @@ impl Lines {
 }
 
 impl Watch for Lines {
+    fn begins(&self, subject: Subject) {
+        self.subject.set(subject);
+    }
+
     fn sampling(&self, timed: Timed, count: usize, done: f64, elapsed: Duration) {
         if self.due() {
             eprintln!(
-                "N = {}: {count} {}s timed, {:.0}% of the sample done, {:.0} s",
+                "N = {}: {} timed, {:.0}% of the sample done, {:.0} s",
                 self.n,
-                timed.noun(),
+                things(count, timed.noun()),
                 100.0 * done,
                 elapsed.as_secs_f64()
             );
@@ -112,9 +127,10 @@ impl Watch for Lines {
 
     fn sampled(&self, timed: Timed, count: usize, elapsed: Duration) {
         eprintln!(
-            "N = {}: sampled {count} {}s in {:.0} s",
+            "N = {}: sampled {}: {} in {:.0} s",
             self.n,
-            timed.noun(),
+            self.subject.get(),
+            things(count, timed.noun()),
             elapsed.as_secs_f64()
         );
     }
