@@ -60,8 +60,8 @@ Commands:
           (core-time, checked ratio, corrected core-time, memory, time on 10,000 cores)
           to the JSON file
   seeds   [--n 20..=27] [--seeds 1..=5] [--threads 2] [--sample-minutes M]
-          [--max-memory-gib G] [--out results/seeds.json] [--timings DIR] [--resume]
-          (run as `cargo xtask-release seeds`)
+          [--slice-minutes S] [--max-memory-gib G] [--out results/seeds.json]
+          [--timings DIR] [--resume] (run as `cargo xtask-release seeds`)
           estimate each N's count once per seed with the plan crate in this process,
           print the core-hours of each and the largest over the smallest, and append
           them to the JSON file; before each seed and after the last, a reference
@@ -78,7 +78,11 @@ Commands:
           a sweep begun from committed sources, and no change to the engines or xtask
           since its commit; the seed that was sampling when it stopped is sampled
           again, and the panel's same work says whether the machine's speed moved
-          across the stop)
+          across the stop); --slice-minutes S takes the seeds' samples in slices of S
+          minutes, a slice of each seed in turn, each going on from what its seed's
+          slices timed before (kept in the JSON file between slices, so --resume goes on
+          from the last slice ended), so that a drift in the machine's speed falls on
+          every seed alike; the speed is then taken before each round of slices
   plan and seeds with --max-memory-gib G plan counts that hold G GiB in all, as
   `nqueens count --max-memory` does, instead of the join's default budget per thread
   eta     --log FILE
@@ -218,6 +222,7 @@ fn run(args: Vec<String>) -> Result<(), String> {
                 seeds: flags.list("--seeds", "1..=5")?.into_iter().map(|s| s as u64).collect(),
                 threads: flags.number("--threads", 2)?.max(1),
                 sample_time: minutes(&mut flags, "--sample-minutes")?,
+                slice: minutes(&mut flags, "--slice-minutes")?,
                 max_memory: max_memory(&mut flags)?,
                 out: flags
                     .take("--out")

@@ -1,11 +1,13 @@
 //! `cargo xtask seeds`: the same plan estimated with several seeds, to show how far one
 //! estimate may stray from another, appended to results/seeds.json.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use nqueens_core::{Counts, Method, Problem};
-use nqueens_plan::{Options, Sample, TaskList, TimedKeys};
+use nqueens_plan::{Options, Sample, Slices, SoFar, TaskList, TimedKeys};
 use serde::{Deserialize, Serialize};
 
 use crate::host::{Build, Host, timestamp};
@@ -52,6 +54,10 @@ pub(crate) struct Seeds {
     pub(crate) seeds: Vec<u64>,
     pub(crate) threads: usize,
     pub(crate) sample_time: Option<Duration>,
+    /// Take the seeds' samples in slices of this length, each seed's slice in turn, so
+    /// that a change in the machine's speed falls on every seed alike; by default each
+    /// seed's sample in one go, one seed after another.
+    pub(crate) slice: Option<Duration>,
     /// As [`crate::plan::Plan`]'s.
     pub(crate) max_memory: Option<u64>,
     pub(crate) out: PathBuf,
@@ -96,6 +102,9 @@ pub(crate) struct Asked {
     pub(crate) threads: usize,
     pub(crate) sample_time_s: Option<f64>,
     pub(crate) max_memory_bytes: Option<u64>,
+    /// The length of the slices the samples were taken in, if they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) slice_s: Option<f64>,
 }
 
 impl std::fmt::Display for Asked {
@@ -104,11 +113,12 @@ impl std::fmt::Display for Asked {
         let listed = |items: Vec<String>| items.join(", ");
         write!(
             f,
-            "N = {}, seeds {}, {} threads, samples of {}, memory {}",
+            "N = {}, seeds {}, {} threads, samples of {}{}, memory {}",
             listed(n.map(usize::to_string).collect()),
             listed(seeds.map(u64::to_string).collect()),
             self.threads,
             self.sample_time_s.map_or("the default length".to_owned(), |s| format!("{s} s")),
+            self.slice_s.map_or(String::new(), |s| format!(" in slices of {s} s")),
             self.max_memory_bytes.map_or("by default".to_owned(), |b| format!("{b} bytes")),
         )
     }
@@ -140,6 +150,21 @@ pub(crate) struct Board {
     pub(crate) panel: Option<TimedKeys>,
     /// The largest core-hours over the smallest, less one.
     pub(crate) spread: f64,
+    /// The seeds whose samples, taken in slices, are under way, by seed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) under_way: BTreeMap<u64, UnderWay>,
+}
+
+/// A seed's sample taken in slices, paused between them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct UnderWay {
+    /// What it has timed.
+    pub(crate) so_far: SoFar,
+    /// The machine's speed before its first slice, as an estimate records it.
+    pub(crate) before: serde_json::Map<String, serde_json::Value>,
+    /// The wall time of its slices so far.
+    pub(crate) wall_s: f64,
+    pub(crate) slices: usize,
 }
 
 impl Seeds {
@@ -200,13 +225,13 @@ impl Seeds {
                     panel_seed: Some(self.panel_seed()),
                     panel: Some(panel.timed_keys()),
                     spread: 0.0,
+                    under_way: BTreeMap::new(),
                 });
                 save(&sweep)?;
             }
             let board = &sweep.boards[at];
-            let done = board.estimates.len();
             let panel = board.panel.clone().expect("new boards and resumed ones have a panel");
-            if done < self.seeds.len() || !board.timed_after_last() {
+            if !board.pending(&self.seeds).is_empty() || !board.timed_after_each() {
                 let reference = Problem::new(REFERENCE_N, Method::Join)
                     .and_then(|p| p.with_kernel(problem.kernel()))
                     .map_err(|e| format!("the reference count: {e}"))?;
@@ -219,42 +244,83 @@ impl Seeds {
                         ("first_touch_{}_ns", first_touch_ns()),
                     ])
                 };
-                let record =
-                    |estimate: &mut serde_json::Value, when: &str, speed: &[(&str, f64)]| {
-                        for &(field, value) in speed {
-                            estimate[field.replace("{}", when)] = value.into();
-                        }
+                // Rounds, each after the machine's speed is taken: one seed's whole sample
+                // a round, or in slices a slice of every seed's not yet done.
+                loop {
+                    let now = speed()?;
+                    // The speed after the seeds done since it was last taken; a sweep
+                    // stopped before it was taken after a seed takes the speed it goes
+                    // on at for that.
+                    let board = &mut sweep.boards[at];
+                    let unmeasured = (board.estimates.iter_mut())
+                        .filter(|estimate| estimate.get("panel_after_s").is_none());
+                    let mut measured = 0;
+                    for estimate in unmeasured {
+                        estimate
+                            .as_object_mut()
+                            .expect("an estimate")
+                            .extend(fields(&now, "after"));
+                        measured += 1;
+                    }
+                    if measured > 0 {
+                        save(&sweep)?;
+                    }
+                    let pending = sweep.boards[at].pending(&self.seeds);
+                    let round = if self.slice.is_some() {
+                        &pending[..]
+                    } else {
+                        &pending[..1.min(pending.len())]
                     };
-                let mut before = speed()?;
-                // A sweep stopped between a seed and the speed after it: the speed it
-                // goes on at stands for that.
-                if !sweep.boards[at].timed_after_last()
-                    && let Some(stopped) = sweep.boards[at].estimates.last_mut()
-                {
-                    record(stopped, "after", &before);
-                    save(&sweep)?;
-                }
-                for (index, &seed) in self.seeds.iter().enumerate().skip(done) {
-                    // A sweep runs for hours: its log says where it is.
-                    eprintln!("N = {n}: seed {seed}, {} of {}", index + 1, self.seeds.len());
-                    let mut estimate =
-                        self.estimate(&problem, &list, seed, &sweep.build).map_err(failed)?;
-                    let hours = |field: &str| work(estimate[field].as_f64().unwrap_or(f64::NAN));
-                    eprintln!(
-                        "N = {n}: seed {seed}: {} ({} to {})",
-                        hours("core_hours"),
-                        hours("core_hours_low"),
-                        hours("core_hours_high")
-                    );
-                    record(&mut estimate, "before", &before);
-                    sweep.boards[at].add(estimate);
-                    // Saved before the count after it, which must not lose a sample of
-                    // minutes.
-                    save(&sweep)?;
-                    before = speed()?;
-                    let estimates = &mut sweep.boards[at].estimates;
-                    record(estimates.last_mut().expect("added above"), "after", &before);
-                    save(&sweep)?;
+                    if round.is_empty() {
+                        break;
+                    }
+                    for &seed in round {
+                        let board = &mut sweep.boards[at];
+                        let under_way = board.under_way.remove(&seed).unwrap_or_else(|| UnderWay {
+                            so_far: SoFar::default(),
+                            before: fields(&now, "before"),
+                            wall_s: 0.0,
+                            slices: 0,
+                        });
+                        // A sweep runs for hours: its log says where it is.
+                        let index = self.seeds.iter().position(|&s| s == seed).unwrap_or(0);
+                        let of = format!("{} of {}", index + 1, self.seeds.len());
+                        match self.slice {
+                            Some(_) => eprintln!(
+                                "N = {n}: seed {seed} ({of}), slice {}",
+                                under_way.slices + 1
+                            ),
+                            None => eprintln!("N = {n}: seed {seed}, {of}"),
+                        }
+                        match self
+                            .estimate(&problem, &list, seed, &sweep.build, under_way)
+                            .map_err(failed)?
+                        {
+                            Ok(estimate) => {
+                                let hours = |field: &str| {
+                                    work(estimate[field].as_f64().unwrap_or(f64::NAN))
+                                };
+                                eprintln!(
+                                    "N = {n}: seed {seed}: {} ({} to {})",
+                                    hours("core_hours"),
+                                    hours("core_hours_low"),
+                                    hours("core_hours_high")
+                                );
+                                board.add(estimate);
+                            }
+                            Err(paused) => {
+                                eprintln!(
+                                    "N = {n}: seed {seed} paused, {} timings in {} slices so far",
+                                    paused.so_far.len(),
+                                    paused.slices
+                                );
+                                board.under_way.insert(seed, paused);
+                            }
+                        }
+                        // Saved before the next seed or the speed after it, which must not
+                        // lose a sample of minutes.
+                        save(&sweep)?;
+                    }
                 }
             }
             let board = &sweep.boards[at];
@@ -281,6 +347,7 @@ impl Seeds {
             threads: self.threads,
             sample_time_s: self.sample_time.map(|time| time.as_secs_f64()),
             max_memory_bytes: self.max_memory,
+            slice_s: self.slice.map(|time| time.as_secs_f64()),
         }
     }
 
@@ -356,9 +423,17 @@ impl Seeds {
         for (at, board) in last.boards.iter().enumerate() {
             let seeds: Vec<u64> =
                 board.estimates.iter().filter_map(|e| e["seed"].as_u64()).collect();
-            let complete = seeds.len() == asked.seeds.len() && board.timed_after_last();
+            let complete = seeds.len() == asked.seeds.len() && board.timed_after_each();
+            // In slices, seeds end in any order, each once.
+            let seeds_of_this_sweep = match asked.slice_s {
+                Some(_) => {
+                    let distinct: std::collections::BTreeSet<&u64> = seeds.iter().collect();
+                    distinct.len() == seeds.len() && seeds.iter().all(|s| asked.seeds.contains(s))
+                }
+                None => asked.seeds.starts_with(&seeds),
+            };
             let starts_this_sweep = asked.ns.get(at) == Some(&board.n)
-                && asked.seeds.starts_with(&seeds)
+                && seeds_of_this_sweep
                 && seeds.len() == board.estimates.len()
                 && board.panel_seed == Some(self.panel_seed())
                 && board.panel.is_some()
@@ -422,21 +497,35 @@ impl Seeds {
         Ok(seconds.iter().sum())
     }
 
-    /// One plan's estimate with `seed`, as JSON with the time it took; its timings file
-    /// is named after the commit of `build`, the sweep's (a resumed sweep's commit may be
-    /// a later one of the same sources).
+    /// One plan's estimate with `seed`, going on from `under_way`, as JSON with the time
+    /// it took and the machine's speed before it; or in slices, the seed paused, to go on
+    /// in its next slice. Its timings file is named after the commit of `build`, the
+    /// sweep's (a resumed sweep's commit may be a later one of the same sources).
     fn estimate(
         &self,
         problem: &Problem,
         list: &TaskList,
         seed: u64,
         build: &Build,
-    ) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        mut under_way: UnderWay,
+    ) -> Result<Result<serde_json::Value, UnderWay>, Box<dyn std::error::Error>> {
         let started = Instant::now();
-        let options = Options { sample_time: self.sample_time, ..Options::new(self.threads, seed) };
+        let so_far = Arc::new(Mutex::new(std::mem::take(&mut under_way.so_far)));
+        let slices = self.slice.map(|length| Slices { so_far: Arc::clone(&so_far), length });
+        let options =
+            Options { sample_time: self.sample_time, slices, ..Options::new(self.threads, seed) };
         let watch = Lines::new(problem.n());
-        let (estimate, sample, _) =
-            nqueens_plan::estimate(problem, list, 0.0, &options, &watch)?.ok_or("stopped")?;
+        let estimated = nqueens_plan::estimate(problem, list, 0.0, &options, &watch)?;
+        under_way.wall_s += started.elapsed().as_secs_f64();
+        under_way.slices += 1;
+        let Some((estimate, sample, _)) = estimated else {
+            if self.slice.is_none() {
+                return Err("stopped".into());
+            }
+            under_way.so_far =
+                std::mem::take(&mut *so_far.lock().unwrap_or_else(PoisonError::into_inner));
+            return Ok(Err(under_way));
+        };
         if let Some(folder) = &self.timings {
             let commit: String = build.git_commit.chars().take(7).collect();
             let path = folder.join(format!("n{}-seed{seed}-{commit}.json", problem.n()));
@@ -453,8 +542,12 @@ impl Seeds {
             crate::workspace::write_file(&path, &format!("{timings}\n"))?;
         }
         let mut value = serde_json::to_value(&estimate)?;
-        value["estimate_wall_s"] = started.elapsed().as_secs_f64().into();
-        Ok(value)
+        value["estimate_wall_s"] = under_way.wall_s.into();
+        if self.slice.is_some() {
+            value["slices"] = under_way.slices.into();
+        }
+        value.as_object_mut().expect("an estimate is an object").extend(under_way.before);
+        Ok(Ok(value))
     }
 }
 
@@ -498,10 +591,16 @@ impl Board {
         self.spread = self.spread_of("core_hours");
     }
 
-    /// Whether the machine's speed was taken after its last seed (or it has none yet): a
-    /// sweep stopped between a seed and that is not finished.
-    fn timed_after_last(&self) -> bool {
-        self.estimates.last().is_none_or(|last| last.get("panel_after_s").is_some())
+    /// Whether the machine's speed was taken after each seed: a sweep stopped between a
+    /// seed and that is not finished.
+    fn timed_after_each(&self) -> bool {
+        self.estimates.iter().all(|estimate| estimate.get("panel_after_s").is_some())
+    }
+
+    /// The seeds of `seeds` without an estimate yet, in their order.
+    fn pending(&self, seeds: &[u64]) -> Vec<u64> {
+        let done = |seed: u64| self.estimates.iter().any(|e| e["seed"].as_u64() == Some(seed));
+        seeds.iter().copied().filter(|&seed| !done(seed)).collect()
     }
 
     /// The largest over the smallest of the estimates' `field`, less one.
@@ -576,6 +675,11 @@ fn first_touch_ns() -> f64 {
     Stats::of(&runs).median
 }
 
+/// The machine's speed as an estimate records it, taken `when` (before or after it).
+fn fields(speed: &[(&str, f64)], when: &str) -> serde_json::Map<String, serde_json::Value> {
+    speed.iter().map(|&(field, value)| (field.replace("{}", when), value.into())).collect()
+}
+
 /// A board's estimates as a row of the table [`Seeds::run`] prints.
 fn row(board: &Board) -> String {
     let hours: Vec<String> = (board.estimates.iter())
@@ -641,6 +745,7 @@ mod tests {
             panel_seed: None,
             panel: None,
             spread: 0.0,
+            under_way: BTreeMap::new(),
         };
         for estimate in estimates {
             board.add(estimate);
@@ -654,6 +759,7 @@ mod tests {
             seeds,
             threads: 2,
             sample_time: None,
+            slice: None,
             max_memory: None,
             out: PathBuf::new(),
             timings: None,
@@ -769,6 +875,43 @@ mod tests {
         let mut other_processor = stopped.clone();
         other_processor.host.cpu_model_number = Some(u32::MAX);
         refused(&other_processor, "another processor");
+        // In slices, seeds end in any order: a sweep goes on with any of them done, and
+        // a slices' sweep is not a sweep of whole samples.
+        let sliced = Seeds {
+            slice: Some(Duration::from_secs(300)),
+            ..sweep_of(vec![26, 28], vec![1, 2, 3])
+        };
+        let mut out_of_order = stopped.clone();
+        out_of_order.asked = Some(sliced.asked());
+        out_of_order.boards[1] = board_of(28, &[3, 1]);
+        assert_eq!(sliced.goes_on_with(&out_of_order, &build, true, &host), Ok(()));
+        assert_eq!(out_of_order.boards[1].pending(&[1, 2, 3]), [2]);
+        let why = sweep.goes_on_with(&out_of_order, &build, true, &host).expect_err("sliced");
+        assert!(why.contains("resume it with the same flags"), "{why}");
+        let mut twice = out_of_order.clone();
+        twice.boards[1] = board_of(28, &[3, 3]);
+        let why = sliced.goes_on_with(&twice, &build, true, &host).expect_err("a seed twice");
+        assert!(why.contains("not how a sweep of"), "{why}");
+        let mut not_asked = out_of_order;
+        not_asked.boards[1] = board_of(28, &[4]);
+        let why = sliced.goes_on_with(&not_asked, &build, true, &host).expect_err("seed 4");
+        assert!(why.contains("not how a sweep of"), "{why}");
+    }
+
+    /// A seed paused between slices keeps its timings and the speed before its first
+    /// slice in the sweep's file, and boards without one still read.
+    #[test]
+    fn a_paused_seed_is_kept_in_the_sweeps_file() {
+        let mut paused = board(vec![timed(10.0, 1.0, 1.0)]);
+        let before = fields(&[("panel_{}_s", 30.0)], "before");
+        let under_way = UnderWay { so_far: SoFar::default(), before, wall_s: 300.0, slices: 1 };
+        paused.under_way.insert(2, under_way);
+        let written = serde_json::to_value(&paused).expect("a board serializes");
+        assert_eq!(written["under_way"]["2"]["before"]["panel_before_s"], 30.0);
+        let read: Board = serde_json::from_value(written).expect("it reads back");
+        assert_eq!(read.under_way[&2].slices, 1);
+        let unpaused = serde_json::to_value(board(vec![timed(10.0, 1.0, 1.0)])).unwrap();
+        assert!(unpaused.get("under_way").is_none(), "{unpaused}");
     }
 
     fn timed(core_hours: f64, before: f64, after: f64) -> serde_json::Value {

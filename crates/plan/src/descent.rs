@@ -4,8 +4,8 @@
 //! that does it once, and the draw weighs each charge by the inverse of the chance of
 //! reaching that task (see the crate's documentation).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use nqueens_core::{Charge, Problem, SolutionsOf, Task};
@@ -19,6 +19,7 @@ use crate::options::{Options, PlanError, TaskList, Timed, Watch};
 use crate::sample::{
     NOT_CUT, PerSolution, RUN_TO_RUN, Sample, SampledTiming, unit_interval, with_noise,
 };
+use crate::slices::{Clock, Drawn};
 use crate::whole::WARM_UP_PER_THREAD;
 
 /// The longest the descents may run unless the options say otherwise, or the sample is
@@ -442,18 +443,18 @@ fn in_list_order<T>(draws: &mut [T], strata: usize, stratum: impl Fn(&T) -> usiz
 }
 
 /// What the runner returns for a timing.
-#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
-struct Timing {
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Timing {
     /// The draw; the warm-ups' draws follow the sample's.
-    draw: usize,
+    pub(crate) draw: usize,
     /// Whether it timed the draw's piece, else its unit's path cut at `cut`.
-    piece: bool,
-    cut: usize,
+    pub(crate) piece: bool,
+    pub(crate) cut: usize,
     /// The length of the timed task's key, and how many like it its list task holds.
     key_len: usize,
     weight: f64,
     seconds: f64,
-    /// When it ended, from the sample's start.
+    /// When it ended, on the sample's clock.
     ended_s: f64,
     cost: f64,
     /// The solutions the draw says its list task holds: the timed task's, weighed as a
@@ -519,7 +520,8 @@ fn times_pieces(units_take: f64, sample_time: Duration, pilot_empty: bool) -> (b
 }
 
 /// Times descents into `listed` until their estimate is precise enough or their time is
-/// up; `None` if stopped. A pilot times pieces of units, or units where they have none;
+/// up; `None` if stopped, or paused at the end of a slice where the options take the
+/// sample in slices (it goes on from the timings it keeps there). A pilot times pieces of units, or units where they have none;
 /// if whole units would let the sample reach [`LEAST_PER_STRATUM`] draws per stratum in
 /// its time (at most [`MOST_DESCENT_TIME`], however long the sample may run), the sample
 /// times units (climbing above them while they are small), whose cost is what a count
@@ -574,14 +576,32 @@ pub(crate) fn sample(
     let cut = Arc::new(AtomicUsize::new(NOT_CUT));
     let (solver, gate) = (problem.for_sample(threads), Gate::default());
     let cut_now = Arc::clone(&cut);
-    let sample_start = Instant::now();
+    let slices = options.slices.clone();
+    let found_before = match &slices {
+        Some(slices) => {
+            let drawn = Drawn { seed: options.seed, threads, tasks: list.len(), depth };
+            slices.so_far.lock().unwrap_or_else(PoisonError::into_inner).go_on(drawn)?
+        }
+        None => Default::default(),
+    };
+    let clock = Arc::new(Clock::start(found_before.is_empty()));
+    // A slice's time runs from its first timing afresh: finding the earlier slices'
+    // timings again costs it none of it (a sample of thousands finds them in a feed each).
+    let first_afresh = Arc::new(OnceLock::new());
+    let (clock_now, afresh) = (Arc::clone(&clock), Arc::clone(&first_afresh));
     let runner = Runner::new(
         items,
         move |(draw, piece, path): &(usize, bool, Path)| {
             let cut = if *piece { NOT_CUT } else { cut_now.load(Ordering::Relaxed) };
+            if let Some(found) = found_before.get(&(*draw, *piece, cut)) {
+                clock_now.found_again(found.ended_s);
+                return Ok(vec![*found]);
+            }
             let path = path.cut_at(cut);
+            afresh.get_or_init(Instant::now);
+            clock_now.run();
             let (measured, seconds) = gate.measure(&solver, &path.task)?;
-            let ended_s = sample_start.elapsed().as_secs_f64();
+            let ended_s = clock_now.now();
             let cost = path.cost(&measured.charges);
             let weight = path.weight();
             let solutions = measured.solutions as f64 * weight;
@@ -597,6 +617,9 @@ pub(crate) fn sample(
                 cost,
                 solutions,
             };
+            if let Some(slices) = &slices {
+                slices.so_far.lock().unwrap_or_else(PoisonError::into_inner).add(timing);
+            }
             Ok::<_, nqueens_core::Error>(vec![timing])
         },
         |a: &Vec<Timing>, b: &Vec<Timing>| Ok(a.iter().chain(b).copied().collect()),
@@ -630,16 +653,25 @@ pub(crate) fn sample(
     // The highest level of the climb whose timings are in, where the sample settles if
     // its time runs out before the climb ends.
     let mut climbed = NOT_CUT;
-    // When the sample proper began, on the session's clock.
+    // When the sample proper began, on the sample's clock.
     let mut sampling_since = None;
+    let paused = AtomicBool::new(false);
+    let slice_over = || {
+        let length = options.slices.as_ref().map(|slices| slices.length);
+        length.zip(first_afresh.get()).is_some_and(|(length, first)| first.elapsed() >= length)
+    };
     let feed = |progress: &Progress<'_, Vec<Timing>>| {
         if !warmed {
             warmed = true;
             return Ok(warm_up_items.clone().collect());
         }
-        let session = progress.session;
+        let session = clock.session();
         let pilot_time_left = session < pilot_time && next < drawn;
         let hand = |pieces: bool, next: &mut usize| {
+            if slice_over() {
+                paused.store(true, Ordering::Relaxed);
+                return Vec::new();
+            }
             let handed: Vec<usize> = (*next..(*next + batch).min(drawn))
                 .map(|at| 2 * at + usize::from(pieces))
                 .collect();
@@ -738,6 +770,10 @@ pub(crate) fn sample(
         Ok(hand(pieces, &mut next))
     };
     let report = runner.run_fed(feed, |_| {})?;
+    if paused.load(Ordering::Relaxed) {
+        return Ok(None);
+    }
+    let elapsed = clock.session();
     let (pieces, len, from) = match stage {
         Stage::Sampling { pieces, cut, from } => (pieces, cut, from),
         Stage::Climbing(len) => (false, len, 0),
@@ -763,12 +799,12 @@ pub(crate) fn sample(
             .collect();
     timings.sort_by(|a, b| a.ended_s.total_cmp(&b.ended_s));
     let kind = kind_of(pieces, len);
-    watch.sampled(kind, timed.len(), report.elapsed);
+    watch.sampled(kind, timed.len(), elapsed);
     if report.finish != Finish::Complete {
         return Ok(None);
     }
     let found = strata.estimate(&timed, known).ok_or(PlanError::NothingTimed)?;
-    let seconds = report.elapsed.as_secs_f64();
+    let seconds = elapsed.as_secs_f64();
     let noise = RUN_TO_RUN.hypot(RESIDUAL);
     Ok(Some(Sample {
         costs: (0..list.len()).map(|index| found.means[strata.stratum_of(index)]).collect(),
@@ -1514,6 +1550,83 @@ mod tests {
             let again = strata.estimate(&weighed, None).unwrap().by_time_alone.expected;
             let expected = found.by_time_alone.expected;
             assert!((again / expected - 1.0).abs() < 1e-9, "{timed:?}: {again} for {expected}");
+        }
+    }
+
+    /// A sample taken in slices too short to time more than a batch each pauses and goes
+    /// on until it is done, timing nothing twice: every timing its estimate weighs is one
+    /// a slice kept, found again by the slices after it rather than timed again.
+    #[test]
+    fn a_sample_in_slices_goes_on_from_what_it_timed() {
+        use std::collections::BTreeSet;
+        use std::sync::Mutex;
+
+        use crate::slices::{Slices, SoFar};
+
+        let problem = Problem::new(13, nqueens_core::Method::Join).unwrap();
+        let list = TaskList::of(&problem, 2).unwrap();
+        for timed in [Timed::Pieces, Timed::Units] {
+            let so_far = Arc::new(Mutex::new(SoFar::default()));
+            let length = Duration::from_millis(20);
+            let options = Options {
+                timed: Some(timed),
+                sample_time: Some(Duration::from_millis(200)),
+                slices: Some(Slices { so_far: Arc::clone(&so_far), length }),
+                ..Options::new(2, 1)
+            };
+            let (mut paused, mut kept) = (0, 0);
+            let found = loop {
+                let slice = sample(&problem, list.clone(), &options, &crate::options::Unwatched);
+                if let Some(found) = slice.unwrap() {
+                    break found;
+                }
+                let now = so_far.lock().unwrap().len();
+                assert!(now > kept, "{timed:?}: slice {paused} timed nothing");
+                (paused, kept) = (paused + 1, now);
+                assert!(paused < 10_000, "{timed:?}: never done");
+            };
+            assert!(paused > 1, "{timed:?}: paused {paused} times");
+            let so_far = so_far.lock().unwrap().clone();
+            let timings = serde_json::to_value(&so_far).unwrap()["timings"].clone();
+            let timings: Vec<Timing> = serde_json::from_value(timings).unwrap();
+            let which: BTreeSet<(usize, bool, usize)> =
+                timings.iter().map(|t| (t.draw, t.piece, t.cut)).collect();
+            assert_eq!(which.len(), timings.len(), "{timed:?}: a timing taken twice");
+            for weighed in found.timings() {
+                let kept = timings.iter().any(|t| {
+                    (t.seconds, t.ended_s, t.cost)
+                        == (weighed.seconds, weighed.ended_s, weighed.cost)
+                });
+                assert!(kept, "{timed:?}: {weighed:?} is no slice's");
+            }
+            assert!(found.work.expected > 0.0, "{timed:?}");
+            let last = timings.iter().map(|t| t.ended_s).fold(0.0, f64::max);
+            assert!(found.seconds >= last, "{timed:?}: {} before {last}", found.seconds);
+        }
+    }
+
+    /// Timings kept by one sample are not another's to go on from: its draws differ.
+    #[test]
+    fn a_sample_goes_on_only_from_its_own_timings() {
+        use std::sync::Mutex;
+
+        use crate::slices::{Slices, SoFar};
+
+        let problem = Problem::new(12, nqueens_core::Method::Join).unwrap();
+        let list = TaskList::of(&problem, 2).unwrap();
+        let so_far = Arc::new(Mutex::new(SoFar::default()));
+        let slices = Slices { so_far: Arc::clone(&so_far), length: Duration::ZERO };
+        let first = Options {
+            sample_time: Some(Duration::from_millis(50)),
+            slices: Some(slices),
+            ..Options::new(1, 1)
+        };
+        let _ = sample(&problem, list.clone(), &first, &crate::options::Unwatched).unwrap();
+        assert!(!so_far.lock().unwrap().is_empty());
+        let other = Options { seed: 2, ..first };
+        match sample(&problem, list, &other, &crate::options::Unwatched) {
+            Err(PlanError::OtherSample(drawn)) => assert!(drawn.contains("seed 1"), "{drawn}"),
+            wrong => panic!("{wrong:?}"),
         }
     }
 

@@ -33,6 +33,7 @@ mod estimate;
 mod gate;
 mod options;
 mod sample;
+mod slices;
 mod split;
 mod whole;
 
@@ -44,4 +45,5 @@ pub use crate::check::{
 pub use crate::estimate::{ClusterEstimate, Estimate, cluster, estimate};
 pub use crate::options::{Options, PlanError, Subject, TaskList, Timed, Unwatched, Watch};
 pub use crate::sample::{Sample, SampledTiming};
+pub use crate::slices::{Slices, SoFar};
 pub use crate::split::{MOST_TASKS, MOST_WANTED, Sharing, TASKS_PER_THREAD, depth_for};

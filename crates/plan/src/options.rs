@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use nqueens_core::{Problem, Task, Turn};
 use nqueens_scheduler::RunError;
+
+use crate::slices::Slices;
 use serde::{Deserialize, Serialize};
 
 /// The thread time of timings for each checked task's prediction, unless asked otherwise.
@@ -45,6 +47,10 @@ pub struct Options {
     /// rests less on chance. By default forty seconds, or every piece of a unit where they
     /// take no longer than counting a checked task may; a time asked for replaces both.
     pub check_timing: Option<Duration>,
+    /// Take the count's sample in slices, each going on from what the earlier ones timed;
+    /// by default in one go. A sample of whole tasks (small boards) is taken in one go
+    /// regardless.
+    pub slices: Option<Slices>,
     pub stop: Arc<AtomicBool>,
 }
 
@@ -59,6 +65,7 @@ impl Options {
             sample_time: None,
             profile: false,
             check_timing: None,
+            slices: None,
             stop: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -173,6 +180,9 @@ pub enum PlanError {
     NothingToCheck,
     /// A key to time again that no task of the board has.
     UnknownKey(Vec<u8>),
+    /// The timings a sample in slices was to go on from were another sample's: drawn as
+    /// this says.
+    OtherSample(String),
 }
 
 impl fmt::Display for PlanError {
@@ -185,6 +195,9 @@ impl fmt::Display for PlanError {
                 write!(f, "nothing to check: no task of the list is predicted to take any time")
             }
             PlanError::UnknownKey(key) => write!(f, "no task of this board has the key {key:?}"),
+            PlanError::OtherSample(drawn) => {
+                write!(f, "the timings to go on from belong to another sample ({drawn})")
+            }
         }
     }
 }
