@@ -521,11 +521,11 @@ fn times_pieces(units_take: f64, sample_time: Duration, pilot_empty: bool) -> (b
 
 /// Times descents into `listed` until their estimate is precise enough or their time is
 /// up; `None` if stopped, or paused at the end of a slice where the options take the
-/// sample in slices (it goes on from the timings it keeps there). A pilot times pieces of units, or units where they have none;
-/// if whole units would let the sample reach [`LEAST_PER_STRATUM`] draws per stratum in
-/// its time (at most [`MOST_DESCENT_TIME`], however long the sample may run), the sample
-/// times units (climbing above them while they are small), whose cost is what a count
-/// pays, else it goes on with pieces.
+/// sample in slices (it goes on from the timings it keeps there). A pilot times pieces of
+/// units, or units where they have none; if whole units would let the sample reach
+/// [`LEAST_PER_STRATUM`] draws per stratum in its time (at most [`MOST_DESCENT_TIME`],
+/// however long the sample may run), the sample times units (climbing above them while
+/// they are small), whose cost is what a count pays, else it goes on with pieces.
 pub(crate) fn sample(
     problem: &Problem,
     listed: TaskList,
