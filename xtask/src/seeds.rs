@@ -632,8 +632,13 @@ impl Board {
     /// N = 18) or `panel` (the board's own work): scaled by the median of the seeds'
     /// times over its own (the mean of its before and after), so that a seed sampled
     /// while the machine ran slow is taken as if it had not. Empty for sweeps without
-    /// those times.
+    /// those times, and for samples taken in slices: each seed's slices run across the
+    /// whole sweep, so they met the same machine as the others, and its before and after
+    /// are the sweep's first and a later round's, not its own.
     fn at_one_speed(&self, by: &str) -> Vec<f64> {
+        if self.estimates.iter().any(|e| e.get("slices").is_some()) {
+            return Vec::new();
+        }
         let time_of = |e: &serde_json::Value| {
             let before = e[format!("{by}_before_s")].as_f64()?;
             let after = e[format!("{by}_after_s")].as_f64()?;
@@ -1021,6 +1026,20 @@ mod tests {
         let board = board(vec![timed(10.0, 2.0, 2.0), timed(13.0, 2.0, 2.0)]);
         let at_one_speed = board.at_one_speed("reference");
         assert!((spread(at_one_speed.iter().copied()) - board.spread).abs() < 1e-9);
+    }
+
+    /// A sliced sweep's seeds were all timed across the same hours: taking one at "its"
+    /// speed would scale it by the readings that happened to open and close it.
+    #[test]
+    fn seeds_sampled_in_slices_are_not_taken_at_a_speed_of_their_own() {
+        let mut estimates = vec![timed(52.0, 1.27, 1.27), timed(50.0, 1.27, 1.40)];
+        for estimate in &mut estimates {
+            estimate["slices"] = 10.into();
+        }
+        let board = board(estimates);
+        assert!(board.at_one_speed("reference").is_empty());
+        let row = row(&board);
+        assert!(row.contains("| 1.27 s, 1.27 s, 1.40 s |  |"), "{row}");
     }
 
     #[test]
