@@ -100,6 +100,7 @@ impl Join {
         let geometry = Geometry::new(n);
         let budget = Budget::new(&geometry, memory_per_thread)?;
         let tails = Arc::new(TailCache::new(budget.cached_splits));
+        pair_count::ready();
         Ok(Join { geometry, pair_kernel, budget, tails })
     }
 

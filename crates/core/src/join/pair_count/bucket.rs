@@ -7,16 +7,82 @@
 //! key's bits then reordered by one lookup), else a table lookup per byte; the sort
 //! interleaves runs of items so that writes to one bucket do not chain on each other.
 
+use std::hint::black_box;
 use std::ops::{BitOr, Shl};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use super::key::{Key, MOST_KEY_BITS};
 use crate::join::room::Room;
 use crate::simd::FastPext;
 
-/// The runs of items that [`Permutation::sort_by`] sorts in turns: at N = 21 two runs
-/// sorted a third slower than four, and eight no faster, at N = 22 slower
-/// (docs/measurements/join.md).
-pub(super) const SORT_STREAMS: usize = 4;
+/// The most runs of items that [`Permutation::sort_by`] sorts in turns, which the budget
+/// counts the sort's bounds by.
+pub(super) const MOST_SORT_STREAMS: usize = 4;
+
+/// How many runs of items the sort takes in turns on this processor, 4 or 1: whichever
+/// sorted a list like N = 21's faster in a trial when first asked ([`streams_by_trial`]).
+/// Neighbouring items often share a key, and with one run each write to a bucket waits
+/// for the one before: four runs took N = 18's count on a Zen 3 to 0.93 of its time, and
+/// N = 21's sorting on an Intel Xeon to 0.62. A Zen 4 waits less, and there one run took
+/// N = 21's and N = 22's counts to about 0.98 of their time (docs/measurements/join.md).
+pub(super) fn sort_streams() -> usize {
+    static STREAMS: OnceLock<usize> = OnceLock::new();
+    *STREAMS.get_or_init(streams_by_trial)
+}
+
+/// The items of the trial's list, as many as N = 21's longer lists, whose 7 key bits the
+/// trial's key has: with a quarter as many, each way's fastest sort on a Zen 4 was within
+/// 5% of the other's and the trial chose four runs 2 times in 12.
+const TRIAL_ITEMS: usize = 1 << 16;
+
+/// The times each way sorts the trial's list, in turns; the fastest of each is compared.
+const TRIAL_ROUNDS: usize = 15;
+
+/// The runs the sort takes in turns on this processor ([`sort_streams`]): one or
+/// [`MOST_SORT_STREAMS`], whichever sorts a list of [`TRIAL_ITEMS`] random signatures of
+/// 40 bits, a third of which share the key of the one before (as at N = 18), faster in
+/// [`TRIAL_ROUNDS`] turns, about 5 ms in all. Where the two are close it may choose
+/// either, and then either costs about as much.
+fn streams_by_trial() -> usize {
+    const LIVE_BITS: u64 = (1 << 40) - 1;
+    let key = Key::of(&[21, 19, 23, 17, 25, 15, 27]);
+    let key_mask = key.mask();
+    let mut permutation = Permutation::default();
+    permutation.build(LIVE_BITS, &key, FastPext::new());
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut items = Vec::with_capacity(TRIAL_ITEMS);
+    for at in 0..TRIAL_ITEMS {
+        // xorshift64*: enough to spread the keys.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let random = state.wrapping_mul(0x2545_f491_4f6c_dd1d) & LIVE_BITS;
+        let item = match items.last() {
+            Some(&before) if at % 3 == 0 => random & !key_mask | before & key_mask,
+            _ => random,
+        };
+        items.push(item);
+    }
+    let (mut spare, mut starts, mut next) = (Room::new(), Vec::new(), Vec::new());
+    let mut fastest = [Duration::MAX; 2];
+    // The first round only readies the room, whose pages the later rounds reuse.
+    permutation.sort_in::<1>(&items, &mut spare, &mut starts, &mut next);
+    for _ in 0..TRIAL_ROUNDS {
+        let started = Instant::now();
+        black_box(permutation.sort_in::<1>(&items, &mut spare, &mut starts, &mut next));
+        fastest[0] = fastest[0].min(started.elapsed());
+        let started = Instant::now();
+        black_box(permutation.sort_in::<MOST_SORT_STREAMS>(
+            &items,
+            &mut spare,
+            &mut starts,
+            &mut next,
+        ));
+        fastest[1] = fastest[1].min(started.elapsed());
+    }
+    if fastest[0] < fastest[1] { 1 } else { MOST_SORT_STREAMS }
+}
 
 /// The most key bits sorted in one pass. A scatter into more buckets than this, four runs
 /// each, writes to more cache lines and pages at once than the caches hold, and a list
@@ -112,14 +178,31 @@ impl Permutation {
         starts: &mut Vec<usize>,
         next: &mut Vec<usize>,
     ) -> &'s [u64] {
+        if sort_streams() == 1 {
+            self.sort_in::<1>(items, spare, starts, next)
+        } else {
+            self.sort_in::<MOST_SORT_STREAMS>(items, spare, starts, next)
+        }
+    }
+
+    /// [`Permutation::sort`] in `STREAMS` runs taken in turns.
+    fn sort_in<'s, const STREAMS: usize>(
+        &self,
+        items: &[u64],
+        spare: &'s mut Room<u64>,
+        starts: &mut Vec<usize>,
+        next: &mut Vec<usize>,
+    ) -> &'s [u64] {
         match self.pext {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `pext` proves that the processor has BMI2.
-            Some(pext) => unsafe { sort_through_pext(pext, self, items, spare, starts, next) },
+            Some(pext) => unsafe {
+                sort_through_pext::<STREAMS>(pext, self, items, spare, starts, next)
+            },
             _ => {
                 let key_of = |item| (self.through_tables(item) >> self.rest_bits) as usize;
                 let permute = |item, _| self.through_tables(item);
-                self.sort_by(key_of, permute, items, spare, starts, next)
+                self.sort_by::<STREAMS>(key_of, permute, items, spare, starts, next)
             }
         }
     }
@@ -138,7 +221,7 @@ impl Permutation {
     /// permuted to its place: the lists lie beyond the second-level cache, the sort's time
     /// is the bytes it moves, and permuting in place in the first pass made N = 22's
     /// sorting a fifth dearer. Both passes go through the items in order: sorting in place
-    /// chained every move on the one before. The items are cut into [`SORT_STREAMS`] runs,
+    /// chained every move on the one before. The items are cut into `STREAMS` runs,
     /// each with its own counts and write positions, and the runs are taken in turns
     /// ([`in_turns`]): neighbouring items often share a key (a third of them at N = 18),
     /// and one write position per key chained every write to a bucket on the one before.
@@ -151,7 +234,7 @@ impl Permutation {
     /// took twice the time of the two passes (docs/measurements/join.md). The room past
     /// the list is the largest run of buckets: about a fiftieth of the list at N = 26.
     #[inline(always)]
-    fn sort_by<'s>(
+    fn sort_by<'s, const STREAMS: usize>(
         &self,
         key_of: impl Fn(u64) -> usize,
         permute: impl Fn(u64, usize) -> u64,
@@ -169,21 +252,21 @@ impl Permutation {
         let low_bits = self.key_bits - high_bits;
         let (highs, lows) = (1usize << high_bits, 1usize << low_bits);
         next.clear();
-        next.resize(SORT_STREAMS * (keys + highs), 0);
-        let (counts, positions) = next.split_at_mut(SORT_STREAMS * keys);
-        in_turns(items, |stream, item| counts[stream * keys + key_of(item)] += 1);
+        next.resize(STREAMS * (keys + highs), 0);
+        let (counts, positions) = next.split_at_mut(STREAMS * keys);
+        in_turns::<STREAMS>(items, |stream, item| counts[stream * keys + key_of(item)] += 1);
         starts.clear();
         // Exactly, as the budget counts it (`super::BOUND_BYTES_PER_SIGNATURE`).
         starts.reserve_exact(keys + 1);
         let mut written = 0;
         for key in 0..keys {
             starts.push(written);
-            written += (0..SORT_STREAMS).map(|stream| counts[stream * keys + key]).sum::<usize>();
+            written += (0..STREAMS).map(|stream| counts[stream * keys + key]).sum::<usize>();
         }
         starts.push(written);
         let mut written = 0;
         for high in 0..highs {
-            for stream in 0..SORT_STREAMS {
+            for stream in 0..STREAMS {
                 positions[stream * highs + high] = written;
                 written +=
                     counts[stream * keys + (high << low_bits)..][..lows].iter().sum::<usize>();
@@ -202,9 +285,10 @@ impl Permutation {
         }
         // One pass leaves the key whole, so that its loop shifts nothing.
         if low_bits == 0 {
-            scatter(items, spare, positions, highs, &key_of, &permute, |key| key);
+            scatter::<STREAMS>(items, spare, positions, highs, &key_of, &permute, |key| key);
         } else {
-            scatter(items, spare, positions, highs, &key_of, &permute, |key| key >> low_bits);
+            let high_of = |key| key >> low_bits;
+            scatter::<STREAMS>(items, spare, positions, highs, &key_of, &permute, high_of);
         }
         let (sorted, past) = spare.split_at_mut(items.len());
         if low_bits > 0 {
@@ -265,18 +349,18 @@ impl Permutation {
     }
 }
 
-/// Calls `visit(run, item)` for each of `items`, cut into [`SORT_STREAMS`] runs taken in
-/// turns, the items past the whole runs last as the last run's.
+/// Calls `visit(run, item)` for each of `items`, cut into `STREAMS` runs taken in turns,
+/// the items past the whole runs last as the last run's.
 #[inline(always)]
-fn in_turns(items: &[u64], mut visit: impl FnMut(usize, u64)) {
-    let run = items.len() / SORT_STREAMS;
+fn in_turns<const STREAMS: usize>(items: &[u64], mut visit: impl FnMut(usize, u64)) {
+    let run = items.len() / STREAMS;
     for at in 0..run {
-        for stream in 0..SORT_STREAMS {
+        for stream in 0..STREAMS {
             visit(stream, items[stream * run + at]);
         }
     }
-    for &item in &items[SORT_STREAMS * run..] {
-        visit(SORT_STREAMS - 1, item);
+    for &item in &items[STREAMS * run..] {
+        visit(STREAMS - 1, item);
     }
 }
 
@@ -293,7 +377,7 @@ const KEYED_AHEAD: usize = 64;
 /// 0.95; keys worked out ahead in the counting pass too, or all kept from it, were slower
 /// (docs/measurements/join.md).
 #[inline(always)]
-fn scatter(
+fn scatter<const STREAMS: usize>(
     items: &[u64],
     spare: &mut [u64],
     positions: &mut [usize],
@@ -307,8 +391,8 @@ fn scatter(
         spare[*position] = permute(item, key);
         *position += 1;
     };
-    let run = items.len() / SORT_STREAMS;
-    let mut keys = [[0u32; KEYED_AHEAD]; SORT_STREAMS];
+    let run = items.len() / STREAMS;
+    let mut keys = [[0u32; KEYED_AHEAD]; STREAMS];
     for block in (0..run).step_by(KEYED_AHEAD) {
         let len = KEYED_AHEAD.min(run - block);
         for (stream, keys) in keys.iter_mut().enumerate() {
@@ -323,8 +407,8 @@ fn scatter(
             }
         }
     }
-    for &item in &items[SORT_STREAMS * run..] {
-        write(SORT_STREAMS - 1, item, key_of(item));
+    for &item in &items[STREAMS * run..] {
+        write(STREAMS - 1, item, key_of(item));
     }
 }
 
@@ -378,7 +462,7 @@ fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64, index: usiz
 /// up the index.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
-fn sort_through_pext<'s>(
+fn sort_through_pext<'s, const STREAMS: usize>(
     pext: FastPext,
     permutation: &Permutation,
     items: &[u64],
@@ -389,10 +473,10 @@ fn sort_through_pext<'s>(
     let permute = |item, index| through_pext(pext, permutation, item, index);
     if permutation.key_bits <= ONE_TABLE_KEY_BITS {
         let key_of = |item| key_through_pext(pext, permutation, item);
-        permutation.sort_by(key_of, permute, items, spare, starts, next)
+        permutation.sort_by::<STREAMS>(key_of, permute, items, spare, starts, next)
     } else {
         let key_of = |item| long_key_through_pext(pext, permutation, item);
-        permutation.sort_by(key_of, permute, items, spare, starts, next)
+        permutation.sort_by::<STREAMS>(key_of, permute, items, spare, starts, next)
     }
 }
 
@@ -423,7 +507,7 @@ mod tests {
         for pext in std::iter::once(None).chain(FastPext::new().map(Some)) {
             let mut permutation = Permutation::default();
             // Lengths that fill the sort's runs, leave items past them, or fill none.
-            let lengths = [1000, 1003, SORT_STREAMS - 1, 0];
+            let lengths = [1000, 1003, MOST_SORT_STREAMS - 1, 0];
             // A key as long as the longest a list gets, too.
             let widest: Vec<u8> = (0..MOST_KEY_BITS as u8).map(|bit| 19 - bit).collect();
             // Keys sorted in one pass, and in two: the shortest and the longest that are,
@@ -443,21 +527,35 @@ mod tests {
                 let mut spare = Room::new();
                 spare.fill(1200, u64::MAX);
                 permutation.build((1 << 20) - 1, &key, pext);
-                let sorted =
-                    permutation.sort(&original, &mut spare, &mut starts, &mut next).to_vec();
-                let indices = 1 << key.bits().len();
-                assert_eq!((sorted.len(), starts[indices]), (len, len));
-                let rest_bits = permutation.rest_bits;
-                let mut buckets = vec![Vec::new(); indices];
-                for &item in &original {
-                    let moved = permutation.apply(item);
-                    buckets[(moved >> rest_bits) as usize].push(moved);
-                }
-                for (index, bucket) in buckets.iter_mut().enumerate() {
-                    let mut sorted = sorted[starts[index]..starts[index + 1]].to_vec();
-                    bucket.sort_unstable();
-                    sorted.sort_unstable();
-                    assert_eq!(*bucket, sorted, "{pext:?}, {len} items, key {key:?}, {index}");
+                // Both ways the processor may take (0: the one it takes).
+                for runs in [1, MOST_SORT_STREAMS, 0] {
+                    let (items, spare) = (&original, &mut spare);
+                    let sorted = match runs {
+                        1 => permutation.sort_in::<1>(items, spare, &mut starts, &mut next),
+                        MOST_SORT_STREAMS => permutation.sort_in::<MOST_SORT_STREAMS>(
+                            items,
+                            spare,
+                            &mut starts,
+                            &mut next,
+                        ),
+                        _ => permutation.sort(items, spare, &mut starts, &mut next),
+                    }
+                    .to_vec();
+                    let indices = 1 << key.bits().len();
+                    assert_eq!((sorted.len(), starts[indices]), (len, len), "{runs} runs");
+                    let rest_bits = permutation.rest_bits;
+                    let mut buckets = vec![Vec::new(); indices];
+                    for &item in &original {
+                        let moved = permutation.apply(item);
+                        buckets[(moved >> rest_bits) as usize].push(moved);
+                    }
+                    for (index, bucket) in buckets.iter_mut().enumerate() {
+                        let mut sorted = sorted[starts[index]..starts[index + 1]].to_vec();
+                        bucket.sort_unstable();
+                        sorted.sort_unstable();
+                        let case = format!("{pext:?}, {len} items, key {key:?}, {runs} runs");
+                        assert_eq!(*bucket, sorted, "{case}, {index}");
+                    }
                 }
             }
         }

@@ -43,7 +43,6 @@ impl Key {
         self.bits().iter().fold(0, |mask, &bit| mask | 1 << bit)
     }
 
-    #[cfg(test)]
     pub(super) fn of(bits: &[u8]) -> Key {
         let mut key = Key { len: bits.len(), ..Key::default() };
         key.bits[..bits.len()].copy_from_slice(bits);

@@ -87,11 +87,19 @@ impl Scratch {
 /// position), its start in both lists, the queries within it, a leaf of the tree and a run
 /// of queries: 120 bytes a bucket, two a signature. At N = 28 with its row sets whole (20
 /// key bits) that is about 60 MiB a thread; at N = 22 (at most 12 bits) 300 KiB.
-pub(super) const BOUND_BYTES_PER_SIGNATURE: usize = (2 * bucket::SORT_STREAMS * size_of::<usize>()
-    + 3 * size_of::<usize>()
-    + size_of::<Node>()
-    + size_of::<Range<usize>>())
-.div_ceil(key::ITEMS_PER_BUCKET);
+pub(super) const BOUND_BYTES_PER_SIGNATURE: usize =
+    (2 * bucket::MOST_SORT_STREAMS * size_of::<usize>()
+        + 3 * size_of::<usize>()
+        + size_of::<Node>()
+        + size_of::<Range<usize>>())
+    .div_ceil(key::ITEMS_PER_BUCKET);
+
+/// Makes the choices the pair count makes once a process (how many runs the sort takes in
+/// turns, by a trial of a few milliseconds: [`bucket::sort_streams`]), so that they fall
+/// in no task's time.
+pub(super) fn ready() {
+    bucket::sort_streams();
+}
 
 /// Two lists, the shorter first: the one stored unless both are long
 /// ([`stored_and_queried`]), and always where they are counted without buckets.
