@@ -4,8 +4,9 @@
 //! a run of buckets.
 //!
 //! The permutation is one `pext` per part where the processor runs it in hardware (the
-//! key's bits then reordered by one lookup), else a table lookup per byte; the sort
-//! interleaves runs of items so that writes to one bucket do not chain on each other.
+//! key's bits then reordered by one lookup), else a table lookup per byte; where a trial
+//! says the processor gains by it, the sort interleaves runs of items so that writes to
+//! one bucket do not chain on each other.
 
 use std::hint::black_box;
 use std::ops::{BitOr, Shl};

@@ -43,6 +43,8 @@ impl Key {
         self.bits().iter().fold(0, |mask, &bit| mask | 1 << bit)
     }
 
+    /// The key of `bits`, the most crowded first: for a trial or a test, whose lists are
+    /// made up.
     pub(super) fn of(bits: &[u8]) -> Key {
         let mut key = Key { len: bits.len(), ..Key::default() };
         key.bits[..bits.len()].copy_from_slice(bits);
