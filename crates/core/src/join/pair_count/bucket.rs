@@ -13,6 +13,8 @@ use std::ops::{BitOr, Shl};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use nqueens_random::SplitMix64;
+
 use super::key::{Key, MOST_KEY_BITS};
 use crate::join::room::Room;
 use crate::simd::FastPext;
@@ -51,14 +53,10 @@ fn streams_by_trial() -> usize {
     let key_mask = key.mask();
     let mut permutation = Permutation::default();
     permutation.build(LIVE_BITS, &key, FastPext::new());
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut stream = SplitMix64::new(1);
     let mut items = Vec::with_capacity(TRIAL_ITEMS);
     for at in 0..TRIAL_ITEMS {
-        // xorshift64*: enough to spread the keys.
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        let random = state.wrapping_mul(0x2545_f491_4f6c_dd1d) & LIVE_BITS;
+        let random = stream.next_u64() & LIVE_BITS;
         let item = match items.last() {
             Some(&before) if at % 3 == 0 => random & !key_mask | before & key_mask,
             _ => random,
