@@ -95,10 +95,10 @@ pub(super) const BOUND_BYTES_PER_SIGNATURE: usize =
     .div_ceil(key::ITEMS_PER_BUCKET);
 
 /// Makes the choices the pair count makes once a process (how many runs the sort takes in
-/// turns, by a trial of a few milliseconds: [`bucket::sort_streams`]), so that they fall
+/// turns, by a trial of a few milliseconds: [`bucket::sort_runs`]), so that they fall
 /// in no task's time.
 pub(super) fn ready() {
-    bucket::sort_streams();
+    bucket::sort_runs();
 }
 
 /// Two lists, the shorter first: the one stored unless both are long
