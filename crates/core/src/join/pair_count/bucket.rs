@@ -26,8 +26,8 @@ pub(super) const MOST_SORT_STREAMS: usize = 4;
 /// The most key bits for which the sort deals its items to two runs where it works out
 /// each key as it writes the item ([`SortRuns::AsWritten`]): two runs' counts and write
 /// positions for 256 buckets (8 KiB) stay in the first-level cache. On a Zen 4 two runs
-/// sorted lists of 7 and 8 key bits in about 0.85 of one run's time, and lists of 12 bits
-/// no faster (docs/measurements/join.md).
+/// sorted lists of 7 and 8 key bits in 0.90 to 0.93 of one run's time, and lists of 12
+/// bits in 1.07 to 1.11 times it (docs/measurements/join.md).
 const TWO_RUN_KEY_BITS: u32 = 8;
 
 /// How the sort deals its items to runs on this processor. Neighbouring items often share
@@ -45,8 +45,8 @@ pub(super) enum SortRuns {
 
 /// How the sort deals its items to runs on this processor: whichever way sorted a list
 /// like N = 21's faster in a trial when first asked ([`runs_by_trial`]). No model name
-/// says which: on a Zen 4 the first took N = 21's and N = 22's counts to 0.97 and 0.99
-/// of the second's time (docs/measurements/join.md).
+/// says which: a Zen 4 chooses the first, and the second was the faster on a Zen 3 and an
+/// Intel Xeon when it was measured against one run (docs/measurements/join.md).
 pub(super) fn sort_runs() -> SortRuns {
     static RUNS: OnceLock<SortRuns> = OnceLock::new();
     *RUNS.get_or_init(runs_by_trial)
@@ -506,11 +506,13 @@ fn through_pext(_: FastPext, permutation: &Permutation, bitset: u64, index: usiz
 }
 
 /// The two passes of the bucket sort for one way of working out keys and permuting: each
-/// its own function, so that its loop keeps its pointers in registers. Inlined into the
-/// sort, the scatter took its items', its room's and its length from the stack for every
-/// item, and on a Zen 4 the sort took 1.2 to 1.3 times as long (docs/measurements/join.md).
+/// its own function, so that its loop keeps its addresses in registers. Inlined into the
+/// rest of the sort, the scatter's loop loaded its list's and its room's addresses and its
+/// length from the stack for every item (`perf annotate` on a Zen 4); with the passes
+/// apart, N = 21's and 22's shard counts took about 0.99 of the time there
+/// (docs/measurements/join.md).
 trait Passes<const STREAMS: usize> {
-    /// Adds one to `counts[run * keys + key]` for the key of each of `items`, cut into
+    /// Adds one to `counts[run * keys + key]` for the key of each of `items`, dealt to
     /// `STREAMS` runs ([`in_turns`]).
     fn count(&self, items: &[u64], counts: &mut [usize], keys: usize);
 
