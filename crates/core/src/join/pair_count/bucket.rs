@@ -427,25 +427,23 @@ fn scatter<const STREAMS: usize>(
     permute: impl Fn(u64, usize) -> u64,
     high_of: impl Fn(usize) -> usize,
 ) {
-    let whole_turns = items.len() / STREAMS * STREAMS;
     if STREAMS < MOST_SORT_STREAMS {
-        for turn in items[..whole_turns].chunks_exact(STREAMS) {
-            for (stream, &item) in turn.iter().enumerate() {
-                let key = key_of(item);
-                place(spare, &mut positions[stream * highs + high_of(key)], permute(item, key));
-            }
+        in_turns::<STREAMS>(items, |stream, item| {
+            let key = key_of(item);
+            place(spare, &mut positions[stream * highs + high_of(key)], permute(item, key));
+        });
+        return;
+    }
+    let whole_turns = items.len() / STREAMS * STREAMS;
+    let mut keys = [0u32; MOST_SORT_STREAMS * KEYED_AHEAD];
+    for block in items[..whole_turns].chunks(STREAMS * KEYED_AHEAD) {
+        for (key, &item) in keys.iter_mut().zip(block) {
+            *key = key_of(item) as u32;
         }
-    } else {
-        let mut keys = [0u32; MOST_SORT_STREAMS * KEYED_AHEAD];
-        for block in items[..whole_turns].chunks(STREAMS * KEYED_AHEAD) {
-            for (key, &item) in keys.iter_mut().zip(block) {
-                *key = key_of(item) as u32;
-            }
-            for (at, (&item, &key)) in block.iter().zip(&keys).enumerate() {
-                let key = key as usize;
-                let position = &mut positions[at % STREAMS * highs + high_of(key)];
-                place(spare, position, permute(item, key));
-            }
+        for (at, (&item, &key)) in block.iter().zip(&keys).enumerate() {
+            let key = key as usize;
+            let position = &mut positions[at % STREAMS * highs + high_of(key)];
+            place(spare, position, permute(item, key));
         }
     }
     for (stream, &item) in items[whole_turns..].iter().enumerate() {
