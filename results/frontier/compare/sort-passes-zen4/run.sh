@@ -1,7 +1,7 @@
 #!/bin/bash
-# The sort's passes in functions of their own, two runs for short keys (36a8459) against
+# The sort's passes in functions of their own, two runs for short keys (1c90ffa) against
 # b49f4ff, on an AMD EPYC Zen 4: each `cargo build --release` copied to /tmp/bis/bin/base
-# (b49f4ff) and /tmp/bis/bin/runs (36a8459), shard counts on one thread side by side, one
+# (b49f4ff) and /tmp/bis/bin/runs (1c90ffa), shard counts on one thread side by side, one
 # build a core, swapped every run (`../n20-avx2-bisect-zen3/sim.sh`).
 d=$(dirname "$0")
 sim=$d/../n20-avx2-bisect-zen3/sim.sh
