@@ -71,17 +71,10 @@ pub(super) fn choose(lanes: usize, stored: &[u64], queries: &[u64], live: u64) -
         return Key::default();
     }
     let share_holding = |list: &[u64]| {
-        let mut held = [0u32; 64];
-        let mut sampled = 0u32;
-        for &bitset in list.iter().step_by((list.len() / CROWDING_SAMPLE).max(1)) {
-            sampled += 1;
-            let mut rest = bitset & live;
-            while rest != 0 {
-                held[rest.trailing_zeros() as usize] += 1;
-                rest &= rest - 1;
-            }
-        }
-        held.map(|held| f64::from(held) / f64::from(sampled.max(1)))
+        let sample = list.iter().step_by((list.len() / CROWDING_SAMPLE).max(1));
+        let sampled = sample.len() as f64;
+        holding_each_bit(sample.map(|&bitset| bitset & live))
+            .map(|held| f64::from(held) / sampled.max(1.0))
     };
     let (stored_share, query_share) = (share_holding(stored), share_holding(queries));
     let clashing = |bit: u8| stored_share[usize::from(bit)] * query_share[usize::from(bit)];
@@ -91,6 +84,37 @@ pub(super) fn choose(lanes: usize, stored: &[u64], queries: &[u64], live: u64) -
     let mut key = Key { len, ..Key::default() };
     key.bits[..len].copy_from_slice(&order[..len]);
     key
+}
+
+/// How many of `bitsets` hold each bit. Each bit has a counter of a byte, eight of them to
+/// a word, so that a bitset is added in a few word operations whatever bits it holds: bit
+/// by bit, with a branch per bit, this took about 2% of N = 21's count.
+fn holding_each_bit(bitsets: impl Iterator<Item = u64>) -> [u32; 64] {
+    const LOW_BIT_OF_EACH_BYTE: u64 = 0x0101_0101_0101_0101;
+    let mut held = [0u32; 64];
+    // Byte `j` of `bytes[b]` counts bit `8 j + b`; no byte passes 255 between flushes.
+    let mut bytes = [0u64; 8];
+    let flush = |bytes: &mut [u64; 8], held: &mut [u32; 64]| {
+        for (low, counters) in bytes.iter_mut().enumerate() {
+            for byte in 0..8 {
+                held[8 * byte + low] += (*counters >> (8 * byte) & 0xff) as u32;
+            }
+            *counters = 0;
+        }
+    };
+    let mut unflushed = 0;
+    for bitset in bitsets {
+        for (low, counters) in bytes.iter_mut().enumerate() {
+            *counters += bitset >> low & LOW_BIT_OF_EACH_BYTE;
+        }
+        unflushed += 1;
+        if unflushed == usize::from(u8::MAX) {
+            flush(&mut bytes, &mut held);
+            unflushed = 0;
+        }
+    }
+    flush(&mut bytes, &mut held);
+    held
 }
 
 /// The key bits a stored list of `len` bitsets gets: one per doubling past
@@ -103,6 +127,20 @@ fn bits_for_length(len: usize) -> usize {
 mod tests {
     use super::*;
     use crate::join::pair_count::tests::bitsets;
+
+    #[test]
+    fn each_bit_is_counted_in_every_bitset_that_holds_it() {
+        for len in [0, 1, 254, 255, 256, 600] {
+            let list = bitsets(len, 64, 150, 7);
+            let held = holding_each_bit(list.iter().copied());
+            for (bit, &held) in held.iter().enumerate() {
+                let expected = list.iter().filter(|&&bitset| bitset >> bit & 1 == 1).count();
+                assert_eq!(held as usize, expected, "bit {bit} of {len} bitsets");
+            }
+        }
+        let all = holding_each_bit(std::iter::repeat_n(!0, 1000));
+        assert_eq!(all, [1000; 64], "every bit of every bitset, past several flushes");
+    }
 
     #[test]
     fn the_key_takes_live_bits_the_most_crowded_first_and_more_of_them_for_longer_lists() {
