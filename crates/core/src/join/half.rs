@@ -13,6 +13,7 @@ use super::refill::{Refill, Writer};
 use super::signatures;
 use super::tail::TailTable;
 use super::transpose::{LinesRank, Transposes};
+use crate::simd::prefetch;
 
 /// One half of the board as the walk builds it.
 pub(super) struct Half {
@@ -249,8 +250,19 @@ impl Half {
         self.signatures.refill(piece.signatures + 1, most, |mut to| {
             let runs = north.runs_within(&piece.boards);
             ranked_runs.clear();
-            // A run whose group is empty writes nothing, so it is not cut.
-            let joined = runs.filter(|&(free, _)| table.group(subset, free).len() > 0);
+            // A run whose group is empty writes nothing, so it is not cut. The others'
+            // groups lie anywhere in a table of many megabytes: asked for here, they reach
+            // the cache while the runs are cut, before the first stretch reads them.
+            let joined = runs.filter(|&(free, _)| {
+                let group = table.group(subset, free);
+                if let (Some(meets), Some(signatures)) =
+                    (group.meets.first(), group.signatures.first())
+                {
+                    prefetch(meets);
+                    prefetch(signatures);
+                }
+                group.len() > 0
+            });
             ranked_runs
                 .extend(joined.map(|(free, boards)| RankedRun::of(north, free, boards, rank)));
             let mut ends = [0; 4];
