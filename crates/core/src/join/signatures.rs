@@ -189,11 +189,12 @@ mod tests {
     use crate::Kernel;
     use crate::join::refill::Refill;
 
-    /// Counting agrees with writing on every kernel this processor has, for groups of
-    /// every length around the vectors' widths and boards whose meeting bits clash with
-    /// some of the group's.
+    /// Writing agrees with joining one pair at a time (in order where a group fits one
+    /// vector), and counting with writing, on every kernel this processor has: for groups
+    /// of every length around the vectors' widths, runs of one to forty north boards, and
+    /// boards whose meeting bits clash with some of the group's.
     #[test]
-    fn counting_the_signatures_agrees_with_writing_them() {
+    fn writing_the_signatures_agrees_with_joining_each_pair_and_with_counting() {
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = move || {
             state ^= state << 13;
@@ -203,21 +204,36 @@ mod tests {
         };
         let kernels = [Kernel::Avx512, Kernel::Avx2, Kernel::Scalar];
         for kernel in kernels.into_iter().filter_map(PairKernel::new) {
-            for group_len in [0, 1, 3, 4, 5, 8, 9, 17, 31] {
-                let meets: Vec<u64> = (0..group_len).map(|_| next() & next() & 0xff).collect();
-                let tail: Vec<u64> = (0..group_len).map(|_| next()).collect();
-                let group = TailGroup { meets: &meets, signatures: &tail };
-                let boards: Vec<TailBoard> =
-                    (0..40).map(|_| TailBoard::north(next() & next() & 0xff, next(), 0)).collect();
-                let counted = count(kernel, &boards, group);
-                let mut written = Refill::<u64>::default();
-                written.refill(counted + 1, usize::MAX, |to| write(kernel, &boards, group, to));
-                assert_eq!(counted, written.len(), "{kernel:?}, group of {group_len}");
-                let expected: usize = boards
-                    .iter()
-                    .map(|board| meets.iter().filter(|&&m| board.meets & m == 0).count())
-                    .sum();
-                assert_eq!(counted, expected, "{kernel:?}, group of {group_len}");
+            for group_len in [0, 1, 2, 3, 4, 5, 8, 9, 17, 31] {
+                for boards_len in [1, 2, 3, 5, 7, 40] {
+                    let meets: Vec<u64> = (0..group_len).map(|_| next() & next() & 0xff).collect();
+                    let tail: Vec<u64> = (0..group_len).map(|_| next()).collect();
+                    let group = TailGroup { meets: &meets, signatures: &tail };
+                    let boards: Vec<TailBoard> = (0..boards_len)
+                        .map(|rank| TailBoard::north(next() & next() & 0xff, next(), rank))
+                        .collect();
+                    let counted = count(kernel, &boards, group);
+                    let mut written = Refill::<u64>::default();
+                    written.refill(counted + 1, usize::MAX, |to| write(kernel, &boards, group, to));
+                    let expected: Vec<u64> = boards
+                        .iter()
+                        .flat_map(|board| {
+                            let clear = meets.iter().map(move |&m| board.meets & m == 0);
+                            let joined = tail.iter().map(move |&t| board.signature | t);
+                            joined.zip(clear).filter(|&(_, clear)| clear).map(|(s, _)| s)
+                        })
+                        .collect();
+                    let case = format!("{kernel:?}, group of {group_len}, {boards_len} boards");
+                    // A group of more than a vector's boards (four under AVX2) is written a
+                    // vector's worth of them at a time for all the north boards.
+                    let (mut written, mut expected) = (written.as_slice().to_vec(), expected);
+                    if group_len > 4 {
+                        written.sort_unstable();
+                        expected.sort_unstable();
+                    }
+                    assert_eq!(written, expected, "{case}");
+                    assert_eq!(counted, expected.len(), "{case}");
+                }
             }
         }
     }
