@@ -522,15 +522,20 @@ trait Passes<const STREAMS: usize> {
 /// The passes of a processor without a fast `pext`: a table lookup per byte.
 struct ThroughTables<'p>(&'p Permutation);
 
+impl ThroughTables<'_> {
+    /// The key's index of `item`: the bits of its permutation above the rest.
+    fn key_of(&self, item: u64) -> usize {
+        (self.0.through_tables(item) >> self.0.rest_bits) as usize
+    }
+}
+
 impl<const STREAMS: usize> Passes<STREAMS> for ThroughTables<'_> {
     fn count(&self, items: &[u64], counts: &mut [usize], keys: usize) {
-        let key_of = |item| (self.0.through_tables(item) >> self.0.rest_bits) as usize;
-        count_keys::<STREAMS>(items, counts, keys, key_of);
+        count_keys::<STREAMS>(items, counts, keys, |item| self.key_of(item));
     }
 
     fn scatter(&self, items: &[u64], spare: &mut [u64], positions: &mut [usize], low_bits: u32) {
-        let key_of = |item| (self.0.through_tables(item) >> self.0.rest_bits) as usize;
-        let permute = |item, _| self.0.through_tables(item);
+        let (key_of, permute) = (|item| self.key_of(item), |item, _| self.0.through_tables(item));
         scatter_by_high_bits::<STREAMS>(items, spare, positions, low_bits, key_of, permute);
     }
 }
