@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use nqueens_scheduler::{
     Checkpoint, CheckpointError, CheckpointLock, Finish, Identity, RunError, Runner, Shard,
+    sample_first_order,
 };
 
 fn squares(n: u64) -> Vec<u64> {
@@ -85,6 +86,30 @@ fn shards_add_up_to_the_whole() {
             sum += runner(100).threads(2).shard(shard).run(|_| {}).unwrap().result;
         }
         assert_eq!(sum, sum_of_squares(100), "{count} shards");
+    }
+}
+
+#[test]
+fn the_sample_is_served_first_backwards_then_the_rest_in_order() {
+    let shard = Shard::new(1, 3).unwrap();
+    for tasks in [10, 64, 1000] {
+        let pending: Vec<usize> = shard.select(tasks).collect();
+        let order = sample_first_order(&pending, tasks);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, pending, "{tasks} tasks: every pending task once");
+        let strata = 64.min(pending.len());
+        let (drawn, rest) = order.split_at(strata);
+        assert!(drawn.is_sorted_by(|a, b| a > b), "{tasks} tasks: the sample backwards");
+        assert!(rest.is_sorted(), "{tasks} tasks: the rest in order");
+        // One task of each stratum: the i-th from the end of the sample lies in the i-th
+        // run of consecutive pending tasks, the runs as even as they can be.
+        let (size, longer) = (pending.len() / strata, pending.len() % strata);
+        for (stratum, index) in drawn.iter().rev().enumerate() {
+            let start = stratum * size + stratum.min(longer);
+            let end = start + size + usize::from(stratum < longer);
+            assert!(pending[start..end].contains(index), "{tasks} tasks, stratum {stratum}");
+        }
     }
 }
 
