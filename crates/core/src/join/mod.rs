@@ -215,9 +215,11 @@ impl Join {
     }
 
     /// The tail tables of `split`, from the cache.
-    fn tails_of(&self, split: &Split) -> Arc<Tails> {
-        self.tails
-            .get(split.middle_queen, || Tails::build(&self.geometry, split, self.budget.tail_rows))
+    fn tails_of(&self, split: &Split) -> Tails {
+        let tail_rows = self.budget.tail_rows;
+        self.tails.get(split.middle_queen, |side| {
+            Tails::build_half(&self.geometry, split, tail_rows, side)
+        })
     }
 
     /// The bytes one worker holds while it counts a row set with many half-boards: the one

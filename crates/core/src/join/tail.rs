@@ -7,9 +7,10 @@
 //! on odd boards before the tables; they are a file of their own because they are built
 //! apart from the walk, once per split, and cached across tasks.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use super::board::{Geometry, HalfBoard, PerSide, Span, diagonals_of, rising};
+use super::board::{Geometry, HalfBoard, PerSide, Side, Span, diagonals_of, rising};
 use super::split::Split;
 use super::transpose::Rank;
 
@@ -218,22 +219,38 @@ pub(super) fn each_tail_board(
 }
 
 /// The tail tables of one split, for both halves.
-#[derive(Debug)]
-pub(super) struct Tails(pub(super) PerSide<TailTable>);
+#[derive(Clone, Debug)]
+pub(super) struct Tails(pub(super) PerSide<Arc<TailTable>>);
 
 impl Tails {
-    /// The tables of the last `tail_rows` rows of `split`'s order.
-    pub(super) fn build(geometry: &Geometry, split: &Split, tail_rows: usize) -> Tails {
+    /// The table of `side`'s half for the last `tail_rows` rows of `split`'s order.
+    pub(super) fn build_half(
+        geometry: &Geometry,
+        split: &Split,
+        tail_rows: usize,
+        side: Side,
+    ) -> TailTable {
         let rows = &split.order[split.order.len() - tail_rows..];
         let low = PerSide { west: 0, east: geometry.east_low() };
-        Tails(split.columns.map(|side, columns| {
-            TailTable::build(geometry, split, HalfColumns { columns, low: low[side] }, rows)
-        }))
+        let half = HalfColumns { columns: split.columns[side], low: low[side] };
+        TailTable::build(geometry, split, half, rows)
+    }
+
+    #[cfg(test)]
+    pub(super) fn build(geometry: &Geometry, split: &Split, tail_rows: usize) -> Tails {
+        let half = |side| Arc::new(Tails::build_half(geometry, split, tail_rows, side));
+        Tails(PerSide { west: half(Side::West), east: half(Side::East) })
     }
 
     #[cfg(test)]
     pub(super) fn bytes(&self) -> usize {
         self.0.west.bytes() + self.0.east.bytes()
+    }
+
+    /// Whether both hold the same tables, not copies.
+    #[cfg(test)]
+    pub(super) fn same(&self, other: &Tails) -> bool {
+        Arc::ptr_eq(&self.0.west, &other.0.west) && Arc::ptr_eq(&self.0.east, &other.0.east)
     }
 }
 
@@ -241,7 +258,10 @@ impl Tails {
 /// splits come in any order (a count serves a random sample of its tasks first, and its
 /// threads work in neighbouring splits), so the cache holds as many splits as the budget
 /// counts, and forgets the one used least recently. A split is built once while it is
-/// held, by the first thread that needs it; others that need it meanwhile wait for it.
+/// held, by the threads that need it: the first starts with the west half, the second
+/// with the east, and each then waits for or builds the other, so that two threads that
+/// reach a split together build it in half the time rather than one waiting for the other
+/// (an odd board's count builds each split once or twice, 0.1 s each at N = 21).
 #[derive(Debug)]
 pub(super) struct TailCache {
     slots: usize,
@@ -249,11 +269,19 @@ pub(super) struct TailCache {
     held: Mutex<Vec<Slot>>,
 }
 
-/// One split's tables in the cache, built by the first thread that asks for them.
+/// One split's tables in the cache.
 #[derive(Debug)]
 struct Slot {
     middle_queen: Option<usize>,
-    tails: Arc<OnceLock<Arc<Tails>>>,
+    tables: Arc<SplitTables>,
+}
+
+/// One split's tables, each half built once by the first thread that asks for it.
+#[derive(Debug, Default)]
+struct SplitTables {
+    halves: PerSide<OnceLock<Arc<TailTable>>>,
+    /// How many threads have asked: each starts with the half this makes its turn.
+    asked: AtomicUsize,
 }
 
 impl TailCache {
@@ -262,14 +290,14 @@ impl TailCache {
         TailCache { slots: slots.max(1), held: Mutex::default() }
     }
 
-    /// The tables of the split of `middle_queen` ([`Split::middle_queen`]), built with
-    /// `build` unless held.
+    /// The tables of the split of `middle_queen` ([`Split::middle_queen`]), each half built
+    /// with `build` unless held.
     pub(super) fn get(
         &self,
         middle_queen: Option<usize>,
-        build: impl FnOnce() -> Tails,
-    ) -> Arc<Tails> {
-        let tails = {
+        build: impl Fn(Side) -> TailTable,
+    ) -> Tails {
+        let tables = {
             let mut held = self.lock();
             let slot = match held.iter().position(|slot| slot.middle_queen == middle_queen) {
                 Some(at) => held.remove(at),
@@ -277,21 +305,31 @@ impl TailCache {
                     if held.len() == self.slots {
                         held.remove(0);
                     }
-                    Slot { middle_queen, tails: Arc::default() }
+                    Slot { middle_queen, tables: Arc::default() }
                 }
             };
-            let tails = Arc::clone(&slot.tails);
+            let tables = Arc::clone(&slot.tables);
             held.push(slot);
-            tails
+            tables
         };
-        // Built outside the cache's lock, so that other splits' tasks need not wait.
-        Arc::clone(tails.get_or_init(|| Arc::new(build())))
+        // Built outside the cache's lock, so that other splits' tasks need not wait. A
+        // half another thread is building is waited for by `get_or_init`, which builds it
+        // anew if that thread failed, so no thread waits for a build that never ends.
+        let half = |side| Arc::clone(tables.halves[side].get_or_init(|| Arc::new(build(side))));
+        let (west, east) = if tables.asked.fetch_add(1, Ordering::Relaxed).is_multiple_of(2) {
+            let west = half(Side::West);
+            (west, half(Side::East))
+        } else {
+            let east = half(Side::East);
+            (half(Side::West), east)
+        };
+        Tails(PerSide { west, east })
     }
 
     /// A cache of `slots` splits that holds, to begin with, what this one holds.
     pub(super) fn widened(&self, slots: usize) -> TailCache {
         let held = (self.lock().iter())
-            .map(|slot| Slot { middle_queen: slot.middle_queen, tails: Arc::clone(&slot.tails) })
+            .map(|slot| Slot { middle_queen: slot.middle_queen, tables: Arc::clone(&slot.tables) })
             .collect();
         TailCache { slots: slots.max(1), held: Mutex::new(held) }
     }
@@ -299,7 +337,12 @@ impl TailCache {
     /// Whether the tables of the split of `middle_queen` are built and held.
     pub(super) fn holds(&self, middle_queen: Option<usize>) -> bool {
         let held = self.lock();
-        held.iter().any(|slot| slot.middle_queen == middle_queen && slot.tails.get().is_some())
+        held.iter().any(|slot| {
+            let halves = &slot.tables.halves;
+            slot.middle_queen == middle_queen
+                && halves.west.get().is_some()
+                && halves.east.get().is_some()
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<Slot>> {
@@ -318,25 +361,66 @@ mod tests {
         let cache = TailCache::new(2);
         let builds = std::cell::Cell::new(0);
         let fetch = |split: &Split| {
-            cache.get(split.middle_queen, || {
+            cache.get(split.middle_queen, |side| {
                 builds.set(builds.get() + 1);
-                Tails::build(&geometry, split, 2)
+                Tails::build_half(&geometry, split, 2, side)
             });
         };
         // Alternating between two splits in random order rebuilds nothing.
         for split in [&splits[0], &splits[1], &splits[0], &splits[0], &splits[1]] {
             fetch(split);
         }
-        assert_eq!(builds.get(), 2);
+        assert_eq!(builds.get(), 2 * 2);
         let holds = |split: &Split| cache.holds(split.middle_queen);
         assert!(holds(&splits[0]) && holds(&splits[1]) && !holds(&splits[2]));
         // A third split evicts the least recently used, the first.
         fetch(&splits[2]);
         assert!(!holds(&splits[0]) && holds(&splits[1]) && holds(&splits[2]));
         fetch(&splits[1]);
-        assert_eq!(builds.get(), 3);
+        assert_eq!(builds.get(), 3 * 2);
         fetch(&splits[0]);
-        assert_eq!(builds.get(), 4);
+        assert_eq!(builds.get(), 4 * 2);
         assert!(holds(&splits[0]) && holds(&splits[1]) && !holds(&splits[2]));
+    }
+
+    #[test]
+    fn two_threads_that_need_a_split_at_once_build_a_half_each() {
+        use std::time::{Duration, Instant};
+        let geometry = Geometry::new(9);
+        let split = &geometry.splits()[1];
+        let cache = TailCache::new(2);
+        let building = AtomicUsize::new(0);
+        let builders = Mutex::new(Vec::new());
+        let fetch = || {
+            cache.get(split.middle_queen, |side| {
+                // Each build waits, for a while, until both are under way: one thread that
+                // built both halves would wait here alone, and be recorded twice.
+                building.fetch_add(1, Ordering::SeqCst);
+                let began = Instant::now();
+                while building.load(Ordering::SeqCst) < 2
+                    && began.elapsed() < Duration::from_secs(5)
+                {
+                    std::thread::yield_now();
+                }
+                builders.lock().unwrap().push((side, std::thread::current().id()));
+                Tails::build_half(&geometry, split, 2, side)
+            })
+        };
+        let (first, second) = std::thread::scope(|scope| {
+            let first = scope.spawn(fetch);
+            let second = scope.spawn(fetch);
+            (first.join().unwrap(), second.join().unwrap())
+        });
+        assert!(first.same(&second), "one table for both");
+        let builders = builders.into_inner().unwrap();
+        assert_eq!(builders.len(), 2, "each half built once: {builders:?}");
+        assert_ne!(builders[0].0, builders[1].0, "{builders:?}");
+        assert_ne!(builders[0].1, builders[1].1, "by different threads: {builders:?}");
+        for side in [Side::West, Side::East] {
+            let alone = Tails::build_half(&geometry, split, 2, side);
+            let table = &first.0[side];
+            assert_eq!((&table.meets, &table.signatures), (&alone.meets, &alone.signatures));
+            assert_eq!(table.starts, alone.starts);
+        }
     }
 }

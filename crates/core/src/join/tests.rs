@@ -268,8 +268,8 @@ fn the_count_uses_the_tail_tables_the_probe_built() {
     let join = Join::new(12, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
     join.bytes_per_thread(u64::MAX).unwrap();
     let split = join.geometry.first_split();
-    let probed = join.tails.get(split.middle_queen, || panic!("the probe left no tables"));
-    assert!(Arc::ptr_eq(&probed, &join.tails_of(&split)));
+    let probed = join.tails.get(split.middle_queen, |_| panic!("the probe left no tables"));
+    assert!(probed.same(&join.tails_of(&split)));
 }
 
 #[test]
@@ -280,7 +280,7 @@ fn tasks_of_the_splits_the_cache_holds_build_no_tables() {
     assert!(held.len() >= 2, "two threads in neighbouring splits share the cache");
     let first: Vec<_> = held.iter().map(|split| join.tails_of(split)).collect();
     for (split, tails) in held.iter().zip(&first).rev() {
-        assert!(Arc::ptr_eq(tails, &join.tails_of(split)), "{:?} rebuilt", split.middle_queen);
+        assert!(tails.same(&join.tails_of(split)), "{:?} rebuilt", split.middle_queen);
     }
 }
 
@@ -293,10 +293,10 @@ fn a_sample_holds_every_split_and_shares_the_tables_built() {
     assert!(count.budget.cached_splits < splits.len());
     let built = count.tails_of(&splits[0]);
     let sampled = count.sampled_by(2).expect("N = 21's sample holds more splits");
-    assert!(Arc::ptr_eq(&built, &sampled.tails_of(&splits[0])), "the sample rebuilt them");
+    assert!(built.same(&sampled.tails_of(&splits[0])), "the sample rebuilt them");
     let first: Vec<_> = splits.iter().map(|split| sampled.tails_of(split)).collect();
     for (split, tails) in splits.iter().zip(&first) {
-        assert!(Arc::ptr_eq(tails, &sampled.tails_of(split)), "{:?} rebuilt", split.middle_queen);
+        assert!(tails.same(&sampled.tails_of(split)), "{:?} rebuilt", split.middle_queen);
     }
     assert!(count.sampled_by(1).is_some(), "one thread's budget holds more splits too");
     let even = Join::new(20, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
