@@ -262,7 +262,9 @@ where
     /// Serves first one task drawn at random from each part of the list, then the rest in
     /// order, so that [`Progress::eta`] soon rests on every part of the list rather than on
     /// its first tasks alone, which may cost much more or less than the rest. The draw is
-    /// the same in every run of the list.
+    /// the same in every run of the list; the drawn tasks are served from the last part to
+    /// the first, so that tasks that share an engine's tables run together
+    /// ([`sample_first_order`]).
     pub fn sample_first(mut self, sample_first: bool) -> Self {
         self.sample_first = sample_first;
         self
@@ -439,9 +441,10 @@ where
 /// one split, held for a few splits at a time), so the drawn tasks are served in the
 /// list's order rather than the draw's, and backwards, so that the rest starts with what
 /// the sample readied last. Served in the draw's order, N = 21's 64 drawn tasks rebuilt
-/// tables for most of them: 8 s of a 45 s shard, 2% of the whole count
+/// tables for most of them: about 8 s of a one-thread count of a 45 s shard, where the
+/// whole two-thread count's profile put 2.3% in building tables
 /// (docs/measurements/join.md). Until the sample is served, its untimed strata take the
-/// mean of the timed ones: a second or so.
+/// mean of the timed ones: about a second at N = 21, mostly its splits' builds.
 pub fn sample_first_order(pending: &[usize], tasks: usize) -> Vec<usize> {
     let strata = COST_STRATA.min(tasks);
     let mut drawn: Vec<usize> =

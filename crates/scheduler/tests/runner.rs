@@ -98,6 +98,7 @@ fn the_sample_is_served_first_backwards_then_the_rest_in_order() {
         let mut sorted = order.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, pending, "{tasks} tasks: every pending task once");
+        // The runner's 64 strata (`COST_STRATA`), at most one a pending task.
         let strata = 64.min(pending.len());
         let (drawn, rest) = order.split_at(strata);
         assert!(drawn.is_sorted_by(|a, b| a > b), "{tasks} tasks: the sample backwards");

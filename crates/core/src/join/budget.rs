@@ -35,9 +35,9 @@ pub(super) const SCRATCH_BYTES: u64 = 1 << 20;
 /// (docs/measurements/join.md).
 const TAIL_TABLES_SHARE: usize = 2;
 
-/// The splits whose tables the tail cache holds at least, when the board has that many: a
-/// count serves a random sample of its tasks first, an estimate only samples, and two
-/// threads in neighbouring splits of the key order must not evict each other. An odd
+/// The splits whose tables the tail cache holds at least, when the board has that many: an
+/// estimate samples tasks of every split at random, and two threads in neighbouring splits
+/// of the key order must not evict each other. An odd
 /// board's cache holds every split where that costs no tail row ([`Budget::new`]).
 const CACHED_SPLITS: usize = 3;
 
