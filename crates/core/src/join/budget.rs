@@ -37,8 +37,8 @@ const TAIL_TABLES_SHARE: usize = 2;
 
 /// The splits whose tables the tail cache holds at least, when the board has that many: an
 /// estimate samples tasks of every split at random, and two threads in neighbouring splits
-/// of the key order must not evict each other. An odd
-/// board's cache holds every split where that costs no tail row ([`Budget::new`]).
+/// of the key order must not evict each other. An odd board's cache holds every split
+/// where that costs no tail row ([`Budget::new`]).
 const CACHED_SPLITS: usize = 3;
 
 /// The copies of one split's tail tables a thread counts: the cache's, in full for every
