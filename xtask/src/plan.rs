@@ -225,7 +225,7 @@ pub(crate) fn count_list(
     threads: usize,
     max_memory: Option<u64>,
 ) -> Result<(Problem, usize, TaskList), Box<dyn std::error::Error>> {
-    let problem = Problem::new(n, Method::Join)?;
+    let problem = Problem::new(n, Method::Join)?.with_threads(threads)?;
     let problem = match max_memory {
         Some(bytes) => problem.with_memory_per_thread(bytes / threads as u64)?,
         None => problem,

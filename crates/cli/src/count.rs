@@ -434,15 +434,16 @@ fn failure_cause(failure: &CheckpointError) -> String {
 /// Share of the machine's memory a count may plan to use when `--max-memory` is not given.
 const DEFAULT_MEMORY_SHARE: f64 = 0.75;
 
-/// The problem fitted to the memory limit over the threads, with what it needs per thread
-/// where that was measured: `--max-memory`'s share when given, else at most 3/4 of the
-/// machine's; or a usage error for a count that still needs more, with this many threads,
-/// than allowed.
+/// The problem fitted to the memory limit over the threads, which share what the engine
+/// builds once, with what it needs per thread where that was measured: `--max-memory`'s
+/// share when given, else at most 3/4 of the machine's; or a usage error for a count that
+/// still needs more, with this many threads, than allowed.
 pub(crate) fn check_memory(
     problem: Problem,
     threads: usize,
     max_memory: Option<u64>,
 ) -> anyhow::Result<MemoryPlan> {
+    let problem = problem.with_threads(threads)?;
     if let (Some(limit), Some(machine)) = (max_memory, memory::machine_bytes())
         && limit > machine
     {

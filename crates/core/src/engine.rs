@@ -29,6 +29,9 @@ pub(crate) struct Setup {
     pub(crate) placement: Option<Placement>,
     /// The most bytes an engine whose memory grows with N may hold per worker thread.
     pub(crate) memory_per_thread: u64,
+    /// The worker threads that share what the engine builds once (the join's tail tables):
+    /// each thread's budget counts its share of that.
+    pub(crate) threads: usize,
 }
 
 /// One way of counting. Implementations check their task's engine and shape before they

@@ -64,7 +64,9 @@ impl Method {
             Method::Plain => Arc::new(Backtrack::new(setup, Symmetry::None)?),
             Method::Half => Arc::new(Backtrack::new(setup, Symmetry::Mirror)?),
             Method::Eightfold => Arc::new(Backtrack::new(setup, Symmetry::Eightfold)?),
-            Method::Join => Arc::new(Join::new(setup.n, setup.kernel, setup.memory_per_thread)?),
+            Method::Join => {
+                Arc::new(Join::new(setup.n, setup.kernel, setup.memory_per_thread, setup.threads)?)
+            }
         })
     }
 

@@ -80,6 +80,7 @@ impl Problem {
             kernel: Kernel::Auto,
             placement: None,
             memory_per_thread: DEFAULT_MEMORY_PER_THREAD,
+            threads: 1,
         };
         Problem::build(method, setup, None)
     }
@@ -152,6 +153,19 @@ impl Problem {
     /// ignores it.
     pub fn with_memory_per_thread(&self, bytes: u64) -> Result<Problem, Error> {
         Problem::build(self.method, Setup { memory_per_thread: bytes, ..self.setup }, self.turn)
+    }
+
+    /// The same problem counted by `threads` worker threads, which share what the engine
+    /// builds once: the join's tail tables, held once however many threads read them, are
+    /// counted in each thread's budget as its share, so that the threads' budgets add up
+    /// to what the count holds. Counted whole in every thread's budget, they left a
+    /// 16-thread count at 1.5 GiB a thread about half its memory unused, and N = 28's
+    /// largest row sets were cut into pieces that much smaller (docs/measurements/join.md).
+    /// A problem made for fewer threads than a count runs may hold more than its budgets
+    /// add up to; zero is taken as one.
+    pub fn with_threads(&self, threads: usize) -> Result<Problem, Error> {
+        let threads = threads.max(1);
+        Problem::build(self.method, Setup { threads, ..self.setup }, self.turn)
     }
 
     /// The same problem for a sample (or check) whose `threads` threads time tasks drawn

@@ -101,6 +101,20 @@ fn the_join_holds_at_most_its_budget_up_to_n_28() {
     assert!(need < least, "N = 14 fits the smallest budget whole");
 }
 
+/// The join's tail tables are held once however many threads read them: each thread's
+/// budget counts its share, so a count on more threads needs less of each.
+#[test]
+fn threads_share_the_joins_tail_tables() {
+    let alone = Problem::new(18, Method::Join).unwrap();
+    let shared = alone.expected_shared_bytes();
+    assert!(shared > 0, "N = 18 holds tail tables");
+    let need = |threads| alone.with_threads(threads).unwrap().bytes_per_thread(u64::MAX).unwrap();
+    let one = need(1).unwrap();
+    assert_eq!(need(0), Some(one), "no threads is taken as one");
+    assert_eq!(one - need(4).unwrap(), shared - shared.div_ceil(4));
+    assert_eq!(alone.with_threads(4).unwrap().expected_shared_bytes(), shared);
+}
+
 #[test]
 fn a_count_fits_its_memory_limit_or_is_refused() {
     let gib = 1 << 30;

@@ -41,13 +41,16 @@ const TAIL_TABLES_SHARE: usize = 2;
 /// where that costs no tail row ([`Budget::new`]).
 const CACHED_SPLITS: usize = 3;
 
-/// The copies of one split's tail tables a thread counts: the cache's, in full for every
-/// thread though they share it, and one more for a split built while the cache is full,
-/// whose tables are written in place (tail.rs). A cache that holds every split (an even
-/// board's one, or all of an odd board's) never evicts one, so it never builds a copy
-/// beside the ones it holds: on an even board, counting a building beside it, and the list
-/// of found boards that took as much again, held N = 26 to 7 tail rows at the default
-/// budget, where 8 took 0.64 of the time of its checked tasks (docs/measurements/join.md).
+/// The copies of one split's tail tables that the tail rows are chosen for: the cache's,
+/// and one more for a split built while the cache is full, whose tables are written in
+/// place (tail.rs). They are chosen as if each thread held them all, so that a count's
+/// tail rows, and with them its tasks' work, are the same on any number of threads; each
+/// thread's budget then counts only its share of the cache ([`Budget::new`]). A cache that
+/// holds every split (an even board's one, or all of an odd board's) never evicts one, so
+/// it never builds a copy beside the ones it holds: on an even board, counting a building
+/// beside it, and the list of found boards that took as much again, held N = 26 to 7 tail
+/// rows at the default budget, where 8 took 0.64 of the time of its checked tasks
+/// (docs/measurements/join.md).
 fn counted_copies(cached_splits: usize, splits: usize) -> usize {
     if cached_splits >= splits { splits } else { cached_splits + 1 }
 }
@@ -68,16 +71,21 @@ pub(super) struct Budget {
     /// the tables of one split take.
     pub(super) tail_rows: usize,
     pub(super) tail_bytes: usize,
-    /// How many splits' tables the tail cache holds, and how many copies of one a thread
-    /// counts ([`counted_copies`]).
+    /// How many splits' tables the tail cache holds, and the bytes of tail tables a
+    /// thread counts: its share of the cache, which the threads share, and the copy of a
+    /// split it builds while the cache is full.
     pub(super) cached_splits: usize,
-    pub(super) tail_copies: usize,
+    pub(super) tail_counted: usize,
 }
 
 impl Budget {
-    /// The budget of `memory_per_thread` bytes for an `n`-board; below [`MIN_MEMORY`] it is
-    /// refused with [`Error::MemoryBudget`].
-    pub(super) fn new(geometry: &Geometry, memory_per_thread: u64) -> Result<Budget, Error> {
+    /// The budget of `memory_per_thread` bytes for an `n`-board on each of `threads`
+    /// threads; below [`MIN_MEMORY`] it is refused with [`Error::MemoryBudget`].
+    pub(super) fn new(
+        geometry: &Geometry,
+        memory_per_thread: u64,
+        threads: usize,
+    ) -> Result<Budget, Error> {
         if memory_per_thread < MIN_MEMORY {
             return Err(Error::MemoryBudget {
                 method: NAME,
@@ -106,10 +114,10 @@ impl Budget {
             let few = tail_with(CACHED_SPLITS);
             if every.2.0 >= few.2.0 { every } else { few }
         };
-        let mut budget =
-            Budget { lists: 0, tail_rows, tail_bytes, cached_splits, tail_copies: copies };
-        budget.lists = room - budget.tail_table_bytes();
-        Ok(budget)
+        let cache_share = (cached_splits * tail_bytes).div_ceil(threads.max(1));
+        let tail_counted = cache_share + (copies - cached_splits) * tail_bytes;
+        let lists = room - tail_counted;
+        Ok(Budget { lists, tail_rows, tail_bytes, cached_splits, tail_counted })
     }
 
     /// The budget of a sample of a board with `splits` splits timed by `threads` threads:
@@ -120,19 +128,14 @@ impl Budget {
     /// each build alone, with the other thread waiting: `estimate 21` and `estimate 25` ran
     /// on one of their two threads (docs/measurements/plans.md).
     pub(super) fn sampled_by(self, splits: usize, threads: usize) -> Budget {
-        let tail_share = (self.lists + self.tail_table_bytes()) / TAIL_TABLES_SHARE;
+        let tail_share = (self.lists + self.tail_counted) / TAIL_TABLES_SHARE;
         let held = (threads * tail_share / self.tail_bytes.max(1)).saturating_sub(1);
         Budget { cached_splits: held.min(splits).max(self.cached_splits), ..self }
     }
 
-    /// The bytes a thread counts for tail tables ([`counted_copies`]).
-    fn tail_table_bytes(&self) -> usize {
-        self.tail_copies * self.tail_bytes
-    }
-
     /// The bytes a thread holds besides its lists.
     fn fixed_bytes(&self) -> u64 {
-        SCRATCH_BYTES + self.tail_table_bytes() as u64
+        SCRATCH_BYTES + self.tail_counted as u64
     }
 
     /// The bytes the probe may stop at when the figure it serves is wanted only up to
@@ -250,7 +253,7 @@ mod tests {
         for n in 6..=18 {
             let geometry = Geometry::new(n);
             for memory in [MIN_MEMORY, DEFAULT_MEMORY_PER_THREAD] {
-                let budget = Budget::new(&geometry, memory).unwrap();
+                let budget = Budget::new(&geometry, memory, 1).unwrap();
                 let room = (memory - SCRATCH_BYTES) as usize;
                 let copies = counted_copies(budget.cached_splits, geometry.split_count());
                 assert!(budget.tail_bytes <= room / TAIL_TABLES_SHARE / copies, "N = {n}");
@@ -266,9 +269,35 @@ mod tests {
                 }
             }
         }
-        let small = Budget::new(&Geometry::new(18), MIN_MEMORY).unwrap();
-        let large = Budget::new(&Geometry::new(18), DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let small = Budget::new(&Geometry::new(18), MIN_MEMORY, 1).unwrap();
+        let large = Budget::new(&Geometry::new(18), DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
         assert!(small.tail_rows < large.tail_rows, "a small budget holds fewer tail rows");
+    }
+
+    /// The tail cache is held once, however many threads read it, so each thread's budget
+    /// counts its share: the threads' lists grow with the share they no longer count, and
+    /// what they and the cache hold adds up to no more than their budgets. The tail rows
+    /// are the same on any number of threads.
+    #[test]
+    fn threads_count_their_share_of_the_tail_cache() {
+        for n in [16, 17, 18, 21] {
+            let geometry = Geometry::new(n);
+            let alone = Budget::new(&geometry, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
+            for threads in 1..=16 {
+                let budget = Budget::new(&geometry, DEFAULT_MEMORY_PER_THREAD, threads).unwrap();
+                assert_eq!(
+                    (budget.tail_rows, budget.tail_bytes),
+                    (alone.tail_rows, alone.tail_bytes)
+                );
+                let cache = budget.cached_splits * budget.tail_bytes;
+                let own_copy = alone.tail_counted - cache;
+                let held = threads * (budget.lists + own_copy + SCRATCH_BYTES as usize) + cache;
+                assert!(held as u64 <= threads as u64 * DEFAULT_MEMORY_PER_THREAD, "N = {n}");
+                let unshared = cache - cache.div_ceil(threads);
+                assert_eq!(budget.lists, alone.lists + unshared, "N = {n}, {threads} threads");
+                assert!(threads == 1 || budget.lists > alone.lists, "N = {n}");
+            }
+        }
     }
 
     /// A sample's cache holds what the tail share of its threads' budgets holds, never
@@ -276,7 +305,7 @@ mod tests {
     #[test]
     fn a_sample_holds_more_splits_of_the_same_tables() {
         let geometry = Geometry::new(21);
-        let count = Budget::new(&geometry, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let count = Budget::new(&geometry, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
         let splits = geometry.split_count();
         assert!(count.cached_splits < splits, "N = 21's count holds {}", count.cached_splits);
         for threads in 1..=4 {
@@ -295,7 +324,7 @@ mod tests {
     #[test]
     fn a_budget_below_the_least_is_refused() {
         assert!(matches!(
-            Budget::new(&Geometry::new(18), MIN_MEMORY - 1),
+            Budget::new(&Geometry::new(18), MIN_MEMORY - 1, 1),
             Err(Error::MemoryBudget { .. })
         ));
     }

@@ -88,17 +88,22 @@ pub(crate) struct Join {
 
 impl Join {
     /// The join of an `n`-board, its pairs tested on `kernel`, holding at most
-    /// `memory_per_thread` bytes per worker thread; a kernel this processor lacks is
-    /// refused with [`Error::Kernel`], a budget below the least it takes with
-    /// [`Error::MemoryBudget`].
-    pub(crate) fn new(n: usize, kernel: Kernel, memory_per_thread: u64) -> Result<Join, Error> {
+    /// `memory_per_thread` bytes per worker thread on `threads` threads, which share its
+    /// tail tables; a kernel this processor lacks is refused with [`Error::Kernel`], a
+    /// budget below the least it takes with [`Error::MemoryBudget`].
+    pub(crate) fn new(
+        n: usize,
+        kernel: Kernel,
+        memory_per_thread: u64,
+        threads: usize,
+    ) -> Result<Join, Error> {
         if !(1..=MAX_JOIN_N).contains(&n) {
             return Err(Error::MethodSize { method: NAME, n, max: MAX_JOIN_N });
         }
         let pair_kernel =
             PairKernel::new(kernel).ok_or(Error::Kernel { kernel, n, max_n: MAX_JOIN_N })?;
         let geometry = Geometry::new(n);
-        let budget = Budget::new(&geometry, memory_per_thread)?;
+        let budget = Budget::new(&geometry, memory_per_thread, threads)?;
         let tails = Arc::new(TailCache::new(budget.cached_splits));
         pair_count::ready();
         Ok(Join { geometry, pair_kernel, budget, tails })

@@ -51,7 +51,7 @@ fn weight(n: usize, key: &[u8]) -> u128 {
 #[test]
 fn every_row_set_agrees_with_backtracking() {
     for n in 4..=14 {
-        let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
         let mut total = 0u128;
         for key in join.geometry.keys(join.geometry.most_decided()) {
             let counted = join.solve_key(&key).unwrap().total;
@@ -83,7 +83,7 @@ fn leaves(join: &Join, task: &Task) -> Vec<Task> {
 #[test]
 fn pieces_partition_a_task_and_charge_its_work() {
     for n in 6..=13 {
-        let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
         let mut cut = 0;
         for task in join.tasks(join.max_depth()) {
             let finest = leaves(&join, &task);
@@ -112,7 +112,7 @@ fn pieces_partition_a_task_and_charge_its_work() {
 #[test]
 fn the_parts_of_a_prefix_are_the_next_split() {
     for n in [8, 9, 12, 13] {
-        let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let join = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
         for depth in 0..join.max_depth() {
             let deeper: Vec<Task> = join.tasks(depth + 1);
             let parts: Vec<Task> =
@@ -137,7 +137,7 @@ fn row_sets_over_the_budget_count_exactly_in_pieces() {
     for (n, kernel) in
         [9, 10, 11, 12, 13, 14].into_iter().flat_map(|n| kernels.clone().map(move |k| (n, k)))
     {
-        let whole = Join::new(n, kernel, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let whole = Join::new(n, kernel, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
         let mut total = 0;
         let mut split = false;
         for bytes in whole.geometry.keys(2) {
@@ -189,7 +189,7 @@ fn row_sets_over_the_budget_count_exactly_in_pieces() {
 fn row_sets_in_pieces_place_each_half_about_once() {
     let mut placed = [0u128; 3];
     for n in [16, 17] {
-        let whole = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let whole = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
         let keys = whole.geometry.keys(whole.geometry.most_decided());
         for bytes in keys.into_iter().step_by(n) {
             let key = whole.geometry.key(&bytes).unwrap();
@@ -225,7 +225,7 @@ fn row_sets_in_pieces_place_each_half_about_once() {
 #[test]
 fn slices_of_row_sets_over_the_budget_add_up_to_them() {
     for n in [12, 13, 14] {
-        let whole = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+        let whole = Join::new(n, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
         for bytes in whole.geometry.keys(whole.geometry.most_decided()).into_iter().step_by(7) {
             let key = whole.geometry.key(&bytes).unwrap();
             let tails = whole.tails_of(&key.split);
@@ -256,8 +256,8 @@ fn slices_of_row_sets_over_the_budget_add_up_to_them() {
 #[test]
 fn a_budget_bounds_the_estimate() {
     let least = budget::MIN_MEMORY;
-    let join = Join::new(18, Kernel::Auto, least).unwrap();
-    let unbounded = Join::new(18, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    let join = Join::new(18, Kernel::Auto, least, 1).unwrap();
+    let unbounded = Join::new(18, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
     let whole = unbounded.bytes_per_thread(u64::MAX).unwrap().unwrap();
     assert!(whole > least, "N = 18 needs {whole} bytes whole");
     assert_eq!(join.bytes_per_thread(u64::MAX).unwrap(), Some(least));
@@ -265,7 +265,7 @@ fn a_budget_bounds_the_estimate() {
 
 #[test]
 fn the_count_uses_the_tail_tables_the_probe_built() {
-    let join = Join::new(12, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    let join = Join::new(12, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
     join.bytes_per_thread(u64::MAX).unwrap();
     let split = join.geometry.first_split();
     let probed = join.tails.get(split.middle_queen, |_| panic!("the probe left no tables"));
@@ -274,7 +274,7 @@ fn the_count_uses_the_tail_tables_the_probe_built() {
 
 #[test]
 fn tasks_of_the_splits_the_cache_holds_build_no_tables() {
-    let join = Join::new(13, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    let join = Join::new(13, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
     let splits = join.geometry.splits();
     let held = &splits[..join.budget.cached_splits];
     assert!(held.len() >= 2, "two threads in neighbouring splits share the cache");
@@ -288,7 +288,7 @@ fn tasks_of_the_splits_the_cache_holds_build_no_tables() {
 /// an even board's one split is held by the count's join already.
 #[test]
 fn a_sample_holds_every_split_and_shares_the_tables_built() {
-    let count = Join::new(21, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    let count = Join::new(21, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
     let splits = count.geometry.splits();
     assert!(count.budget.cached_splits < splits.len());
     let built = count.tails_of(&splits[0]);
@@ -299,7 +299,7 @@ fn a_sample_holds_every_split_and_shares_the_tables_built() {
         assert!(tails.same(&sampled.tails_of(split)), "{:?} rebuilt", split.middle_queen);
     }
     assert!(count.sampled_by(1).is_some(), "one thread's budget holds more splits too");
-    let even = Join::new(20, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD).unwrap();
+    let even = Join::new(20, Kernel::Auto, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
     assert!(even.sampled_by(2).is_none());
 }
 
@@ -310,7 +310,7 @@ fn a_sample_holds_every_split_and_shares_the_tables_built() {
 fn a_profile_counts_what_the_solve_counts_and_its_parts_add_up() {
     for n in [9, 12, 14] {
         for kernel in [Kernel::Auto, Kernel::Scalar] {
-            let join = Join::new(n, kernel, DEFAULT_MEMORY_PER_THREAD).unwrap();
+            let join = Join::new(n, kernel, DEFAULT_MEMORY_PER_THREAD, 1).unwrap();
             for task in join.tasks(join.max_depth().min(4)) {
                 let plain = join.solve(&task, true).unwrap();
                 let (counts, profile) = join.solve_profiled(&task).unwrap();
@@ -337,7 +337,7 @@ fn a_profile_counts_what_the_solve_counts_and_its_parts_add_up() {
 fn the_probes_thread_keeps_no_pages() {
     std::thread::spawn(|| {
         // Room for few tail rows, so that the north rows' lists are long enough for pages.
-        let join = Join::new(22, Kernel::Auto, 256 << 20).unwrap();
+        let join = Join::new(22, Kernel::Auto, 256 << 20, 1).unwrap();
         let probed = join.probe_bytes(usize::MAX);
         assert!(probed > 32 << 20, "the probe's lists should take pages: {probed} bytes");
         assert_eq!(room::arena_resident_bytes(), 0, "after a probe of {probed} bytes");
