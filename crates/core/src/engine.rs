@@ -174,6 +174,12 @@ pub(crate) trait Engine: fmt::Debug + Send + Sync {
     fn expected_shared_bytes(&self) -> u64 {
         0
     }
+
+    /// What of [`Engine::expected_shared_bytes`] the engine holds already: the join's tail
+    /// tables built so far (by the memory check's probe, before a count's first task).
+    fn held_shared_bytes(&self) -> u64 {
+        0
+    }
 }
 
 /// A stretch of a measured task's work, and which task of a count does it. A task's walk

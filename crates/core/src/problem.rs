@@ -334,6 +334,13 @@ impl Problem {
         self.engine.expected_shared_bytes()
     }
 
+    /// What of [`Problem::expected_shared_bytes`] is held already (the join: the tail
+    /// tables its memory check built), so that a figure of what the process holds now,
+    /// which includes it, is not given it twice.
+    pub fn held_shared_bytes(&self) -> u64 {
+        self.engine.held_shared_bytes()
+    }
+
     /// Counts the solutions below one task. `count_nodes` adds the number of placements
     /// made (for the join, pairs of half-boards tested); without it the search compiles
     /// without the counter. A task of another problem is refused with

@@ -115,6 +115,18 @@ fn threads_share_the_joins_tail_tables() {
     assert_eq!(alone.with_threads(4).unwrap().expected_shared_bytes(), shared);
 }
 
+/// The memory check's probe builds the tail tables the count's threads will share, and
+/// the engine says it holds them, so that what the process holds is not given them twice.
+#[test]
+fn the_joins_tables_built_by_its_probe_are_held_once() {
+    let board = Problem::new(18, Method::Join).unwrap();
+    assert_eq!(board.held_shared_bytes(), 0, "nothing is built before the probe");
+    board.bytes_per_thread(u64::MAX).unwrap();
+    let held = board.held_shared_bytes();
+    assert!(held > 0 && held <= board.expected_shared_bytes(), "{held}");
+    assert_eq!(Problem::new(18, Method::Eightfold).unwrap().held_shared_bytes(), 0);
+}
+
 #[test]
 fn a_count_fits_its_memory_limit_or_is_refused() {
     let gib = 1 << 30;

@@ -418,6 +418,10 @@ impl Engine for Join {
     fn expected_shared_bytes(&self) -> u64 {
         self.budget.expected_shared_bytes()
     }
+
+    fn held_shared_bytes(&self) -> u64 {
+        self.tails.held_bytes() as u64
+    }
 }
 
 #[cfg(test)]

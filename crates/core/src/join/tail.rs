@@ -143,7 +143,6 @@ impl TailTable {
         TailGroup { meets: &self.meets[boards.clone()], signatures: &self.signatures[boards] }
     }
 
-    #[cfg(test)]
     fn bytes(&self) -> usize {
         (self.meets.len() + self.signatures.len()) * size_of::<u64>()
             + self.starts.len() * size_of::<u32>()
@@ -324,6 +323,15 @@ impl TailCache {
             (half(Side::West), east)
         };
         Tails(PerSide { west, east })
+    }
+
+    /// The bytes of the tables built so far.
+    pub(super) fn held_bytes(&self) -> usize {
+        let built = |slot: &Slot| -> usize {
+            let halves = &slot.tables.halves;
+            Side::BOTH.iter().filter_map(|&side| halves[side].get()).map(|t| t.bytes()).sum()
+        };
+        self.lock().iter().map(built).sum()
     }
 
     /// A cache of `slots` splits that holds, to begin with, what this one holds.
