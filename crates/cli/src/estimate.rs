@@ -84,7 +84,8 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     // What the process holds besides its workers' lists and the tables they share, as a
     // count would: the memory check's probe has freed its lists by now, and the tail
     // tables it built are counted with what the threads share. Counted in both, they put
-    // N = 28's peak at 3.97 GB for an estimate that held 3.39 GB (docs/measurements/memory.md).
+    // N = 28's peak at 3.70 GiB for an estimate that held 3.23 GiB
+    // (docs/measurements/memory.md).
     let memory_before = memory::resident_bytes()
         .map(|resident| resident.saturating_sub(problem.held_shared_bytes()));
     let list = TaskList { depth: count.identity.depth, tasks: count.tasks };

@@ -159,8 +159,9 @@ impl Problem {
     /// builds once: the join's tail tables, held once however many threads read them, are
     /// counted in each thread's budget as its share, so that the threads' budgets add up
     /// to what the count holds. Counted whole in every thread's budget, they left a
-    /// 16-thread count at 1.5 GiB a thread about half its memory unused, and N = 28's
-    /// largest row sets were cut into pieces that much smaller (docs/measurements/join.md).
+    /// 16-thread count of N = 28 at 1.5 GiB a thread two-fifths of its memory unused, and
+    /// its largest row sets were cut into smaller pieces, which repeat more of their work
+    /// (docs/measurements/join.md).
     /// A problem made for fewer threads than a count runs may hold more than its budgets
     /// add up to; zero is taken as one.
     pub fn with_threads(&self, threads: usize) -> Result<Problem, Error> {
