@@ -7,6 +7,9 @@
 //! asking for more. Keeping these figures in one place keeps them consistent with each
 //! other: the walk asks the budget, and the budget answers from what the walk holds.
 
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+
 use super::board::Geometry;
 use super::pair_count;
 use super::split::NAME;
@@ -221,24 +224,79 @@ pub(super) fn most_tail_rows(n: usize) -> usize {
 /// as wide as any odd board's and whose cells are all open.
 fn tail_for(geometry: &Geometry, most: usize) -> (usize, usize) {
     let n = geometry.n;
-    let split = geometry.even_split();
     let width = n / 2;
     let mut rows = most_tail_rows(n);
     loop {
         let fits = most.saturating_sub(tail::table_bytes(rows, width, 0)) / size_of::<TailBoard>();
-        let mut boards = 0;
+        let boards = TailBoards::remembered(geometry, rows, fits);
+        // No tail rows is one empty board per half, which any budget holds.
+        match boards {
+            Some(boards) => return (rows, tail::table_bytes(rows, width, boards)),
+            None if rows == 0 => return (0, tail::table_bytes(0, width, 2)),
+            None => rows -= 1,
+        }
+    }
+}
+
+/// What is known of the tail boards of an `n`-board's `rows` tail rows: how many, or that
+/// there are more than `boards`. Every problem built counts them for its budget, and a
+/// count builds several for one board (its kernel, its threads, its memory): at N = 28 each
+/// took a second of its start-up, nearly all of it (docs/measurements/memory.md).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct TailBoards {
+    boards: usize,
+    all_counted: bool,
+}
+
+/// The tail boards counted so far in this process, by board size and tail rows.
+static COUNTED_TAIL_BOARDS: Mutex<BTreeMap<(usize, usize), TailBoards>> =
+    Mutex::new(BTreeMap::new());
+
+impl TailBoards {
+    /// The tail boards of `rows` tail rows on `geometry`'s even split if there are at most
+    /// `fits`, `None` if there are more: counted once per board and rows where the count is
+    /// known, again (up to `fits`) where only a smaller bound is.
+    fn remembered(geometry: &Geometry, rows: usize, fits: usize) -> Option<usize> {
+        let key = (geometry.n, rows);
+        let known =
+            COUNTED_TAIL_BOARDS.lock().unwrap_or_else(PoisonError::into_inner).get(&key).copied();
+        if let Some(known) = known
+            && let Some(answer) = known.answer(fits)
+        {
+            return answer;
+        }
+        let counted = TailBoards::count(geometry, rows, fits);
+        let mut memo = COUNTED_TAIL_BOARDS.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = memo.entry(key).or_insert(counted);
+        if counted.all_counted || (!entry.all_counted && counted.boards > entry.boards) {
+            *entry = counted;
+        }
+        counted.answer(fits).flatten()
+    }
+
+    /// What this says of whether there are at most `fits`: `Some` of the count if so,
+    /// `Some(None)` if not, and `None` where it cannot say.
+    fn answer(self, fits: usize) -> Option<Option<usize>> {
+        match self {
+            TailBoards { boards, all_counted: true } => Some((boards <= fits).then_some(boards)),
+            TailBoards { boards, all_counted: false } if boards > fits => Some(None),
+            _ => None,
+        }
+    }
+
+    /// Counts the tail boards, stopping past `fits`.
+    fn count(geometry: &Geometry, rows: usize, fits: usize) -> TailBoards {
+        let n = geometry.n;
+        let split = geometry.even_split();
         let tail = &split.order[n - rows..];
-        let counted = [split.columns.west, split.columns.east].iter().all(|&half| {
+        let mut boards = 0;
+        let all_counted = [split.columns.west, split.columns.east].iter().all(|&half| {
             tail::each_tail_board(n, &split, half, tail, &mut |_, _| {
                 boards += 1;
                 boards <= fits
             })
         });
-        // No tail rows is one empty board per half, which any budget holds.
-        if counted || rows == 0 {
-            return (rows, tail::table_bytes(rows, width, boards));
-        }
-        rows -= 1;
+        TailBoards { boards, all_counted }
     }
 }
 
@@ -319,6 +377,24 @@ mod tests {
             assert!(sample.cached_splits > count.cached_splits, "{threads} threads");
         }
         assert_eq!(count.sampled_by(splits, 2).cached_splits, splits);
+    }
+
+    /// Whatever was asked before, in this test or another of the process, the tail boards
+    /// remembered answer as counting them does: a bound answers only above it.
+    #[test]
+    fn remembered_tail_boards_answer_as_counting_them() {
+        for n in [12, 13, 16] {
+            let geometry = Geometry::new(n);
+            let rows = most_tail_rows(n);
+            let all = TailBoards::count(&geometry, rows, usize::MAX);
+            assert!(all.all_counted && all.boards > 3, "N = {n}");
+            let asked = [all.boards / 2, all.boards / 3, all.boards - 1, all.boards, usize::MAX, 0];
+            for fits in asked {
+                let counted = (all.boards <= fits).then_some(all.boards);
+                let remembered = TailBoards::remembered(&geometry, rows, fits);
+                assert_eq!(remembered, counted, "N = {n}, at most {fits}");
+            }
+        }
     }
 
     #[test]
