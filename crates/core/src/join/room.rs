@@ -276,7 +276,12 @@ struct Stretches {
     /// The bytes from the arena's start past which no page holds memory.
     touched: usize,
     /// The bytes from the arena's start below which every page holds memory: the pages
-    /// within what the thread may keep get theirs at once, the rest when written.
+    /// within what the thread may keep get theirs at once, the rest when written. Freed
+    /// pages past it are handed back, so that every freed page that holds memory lies
+    /// below it, where a room taken past what may be kept finds them
+    /// ([`Stretches::forget_kept`]): kept past it once a hand-back had lowered it, they
+    /// took N = 28's threads up to 31 MiB past their lists' budget
+    /// (docs/measurements/memory.md).
     populated: usize,
     /// The bytes from the arena's start below which freed pages are kept, unless a room
     /// taken past them needs their memory ([`Stretches::forget_kept`]).
@@ -350,13 +355,15 @@ impl Stretches {
         }
         let offset = taken.offset_in(&arena).expect("cut from the arena");
         let end = offset + taken.bytes;
-        if let Some(fresh) = taken.within(&arena, self.populated, end.min(self.keep)) {
+        // From the mark on, the freed pages below the room included, so that the mark keeps
+        // up with the rooms: left behind by a room taken past a gap, it had that room's
+        // pages handed back when freed ([`Stretches::forget_unkept`]) and given memory
+        // again when next taken.
+        if let Some(fresh) = arena.within(&arena, self.populated, end.min(self.keep)) {
             let started = Instant::now();
             pages::populate(fresh);
             _ = POPULATING.try_with(|spent| spent.set(spent.get() + started.elapsed()));
-            if offset <= self.populated {
-                self.populated = end.min(self.keep);
-            }
+            self.populated = end.min(self.keep);
         }
         self.touched = self.touched.max(end);
         self.forget_kept(&arena, end.saturating_sub(offset.max(self.keep)));
@@ -406,14 +413,15 @@ impl Stretches {
             joined = Stretch { bytes: before.bytes + joined.bytes, ..before };
         }
         self.freed.insert(at, joined);
-        self.forget_past_keep(&arena, &joined);
+        self.forget_unkept(&arena, &joined);
         self.lower_touched(&arena);
     }
 
-    /// Hands back the memory of the pages of `freed`, a freed stretch of `arena`, past what
-    /// the thread may keep.
-    fn forget_past_keep(&self, arena: &Stretch, freed: &Stretch) {
-        if let Some(over) = freed.within(arena, self.keep, self.touched) {
+    /// Hands back the memory of the pages of `freed`, a freed stretch of `arena`, that the
+    /// thread does not keep: those past the mark below which every page holds memory,
+    /// which is never past what it may keep.
+    fn forget_unkept(&self, arena: &Stretch, freed: &Stretch) {
+        if let Some(over) = freed.within(arena, self.populated, self.touched) {
             // SAFETY: the stretch is freed, so nothing refers to its pages.
             unsafe { pages::forget(over) };
         }
@@ -449,7 +457,7 @@ impl Stretches {
         }
         if let Some(arena) = self.arena {
             for freed in &self.freed {
-                self.forget_past_keep(&arena, freed);
+                self.forget_unkept(&arena, freed);
             }
             self.lower_touched(&arena);
         }
@@ -736,6 +744,32 @@ mod tests {
         assert_eq!(stretch(&gap).start, arena.start);
         assert!(gap.iter().all(|&item| item == 4));
         for room in [&mut gap, &mut held, &mut past] {
+            room.release();
+        }
+        keep_freed(0);
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn pages_freed_after_a_hand_back_are_not_kept_past_the_allowance() {
+        keep_freed(4 * PAGED_BYTES);
+        let arena = STRETCHES.with(|s| s.borrow().arena.expect("an arena"));
+        let (mut gap, mut held, mut past) = (Room::<u64>::new(), Room::new(), Room::new());
+        gap.fill(2 * PAGED, 1);
+        held.fill(2 * PAGED, 2);
+        gap.release();
+        // Too large for the gap, so taken past the kept pages: the gap's memory goes back.
+        past.fill(3 * PAGED, 3);
+        assert!(stretch(&past).start > stretch(&held).start, "too large for the gap");
+        held.release();
+        let kept_pages = 4 * PAGED_BYTES / pages::size();
+        let resident_pages = resident(arena.start, arena.bytes);
+        assert!(resident_pages <= kept_pages, "{resident_pages} pages for {kept_pages} kept");
+        assert!(past.iter().all(|&item| item == 3));
+        // Taken again, the pages handed back are written as any page.
+        held.fill(4 * PAGED, 5);
+        assert!(held.iter().all(|&item| item == 5));
+        for room in [&mut held, &mut past] {
             room.release();
         }
         keep_freed(0);
