@@ -128,13 +128,15 @@ pub(crate) struct BoardArgs {
     )]
     pub(crate) kernel: Kernel,
 
-    /// Hold at most SIZE of memory (K, M, G, T: powers of 1024).
+    /// Hold at most SIZE of memory in all (K, M, G, T: powers of 1024).
     ///
-    /// The join holds this divided by the threads (at least 4 MiB; without this option,
-    /// 1.5 GiB or less), counting row sets too large for that in pieces; a count that needs
-    /// more is refused up front, and so is more than the machine has. Backtracking needs
-    /// only a board per thread and says that it ignores the limit [default: 3/4 of the
-    /// machine's memory].
+    /// The limit bounds the whole process: the join's room is what is left of it once the
+    /// process's own memory (a few tens of MiB, and an estimate's draws) is set aside,
+    /// divided by the threads (at least 4 MiB each; without this option, 1.5 GiB or less),
+    /// and row sets too large for that are counted in pieces. A count that needs more is
+    /// refused up front, and so is more than the machine has. Backtracking needs only a
+    /// board per thread and says that it ignores the limit [default: 3/4 of the machine's
+    /// memory].
     #[arg(long, value_name = "SIZE", value_hint = ValueHint::Other, value_parser = parse_size)]
     pub(crate) max_memory: Option<u64>,
 

@@ -31,7 +31,7 @@ pub(crate) fn run(args: CountArgs) -> anyhow::Result<ExitCode> {
     // MPI has no checkpoint to save.
     let signals = (!args.mpi).then(Signals::install).transpose()?;
     let threads = spec::threads(args.board.workers.threads)?;
-    let plan = check_memory(spec::problem(&args)?, threads, args.board.max_memory)?;
+    let plan = check_memory(spec::problem(&args)?, threads, args.board.max_memory, 0)?;
     let pieces_note = pieces_note(&plan);
     let problem = plan.problem;
     let Some(signals) = signals else {
@@ -434,14 +434,31 @@ fn failure_cause(failure: &CheckpointError) -> String {
 /// Share of the machine's memory a count may plan to use when `--max-memory` is not given.
 const DEFAULT_MEMORY_SHARE: f64 = 0.75;
 
+/// What the thread that starts a count holds past what it held before the memory check,
+/// set aside from a memory limit: the allocator's heap after the check's probe, handed
+/// back where it can be ([`memory::hand_back_freed`]). At N = 28 a count's heap was 32 MiB
+/// at its peak, before the hand-back (docs/measurements/memory.md).
+const STARTER_RESERVE: u64 = 32 << 20;
+
+/// What each worker thread holds outside the room the join counts for its lists, set
+/// aside from a memory limit: its stack, and the allocator's heap for its small lists and
+/// the pair count's bounds of buckets, which the join counts in its lists' room while its
+/// arena of pages may fill that room too. At N = 28, counted in pieces in the default
+/// budget, the workers' heaps held 7 to 13 MiB each (docs/measurements/memory.md).
+const THREAD_RESERVE: u64 = 16 << 20;
+
 /// The problem fitted to the memory limit over the threads, which share what the engine
 /// builds once, with what it needs per thread where that was measured: `--max-memory`'s
 /// share when given, else at most 3/4 of the machine's; or a usage error for a count that
-/// still needs more, with this many threads, than allowed.
+/// still needs more, with this many threads, than allowed. A limit bounds the whole
+/// process: the join's room is what is left of it once the process's own memory, what each
+/// thread holds besides its lists, and `set_aside` (what the command itself will hold, such
+/// as an estimate's draws) are taken out.
 pub(crate) fn check_memory(
     problem: Problem,
     threads: usize,
     max_memory: Option<u64>,
+    set_aside: u64,
 ) -> anyhow::Result<MemoryPlan> {
     let problem = problem.with_threads(threads)?;
     if let (Some(limit), Some(machine)) = (max_memory, memory::machine_bytes())
@@ -453,12 +470,16 @@ pub(crate) fn check_memory(
             memory::human(machine)
         ));
     }
-    if max_memory.is_some() && problem.min_memory_per_thread().is_none() {
-        say!(
-            "note: the {} method needs only a board per thread, so --max-memory changes nothing",
-            problem.method()
-        );
-    }
+    let Some(least) = problem.min_memory_per_thread() else {
+        if max_memory.is_some() {
+            say!(
+                "note: the {} method needs only a board per thread, so --max-memory changes \
+                 nothing",
+                problem.method()
+            );
+        }
+        return Ok(MemoryPlan { problem, per_thread: None, in_pieces: false });
+    };
     let (limit, source) = match max_memory {
         Some(limit) => (limit, "--max-memory"),
         None => match memory::machine_bytes() {
@@ -468,19 +489,41 @@ pub(crate) fn check_memory(
             None => return Ok(MemoryPlan { problem, per_thread: None, in_pieces: false }),
         },
     };
-    let per_thread = limit / threads as u64;
+    let reserve = memory::resident_bytes().unwrap_or(0)
+        + STARTER_RESERVE
+        + THREAD_RESERVE * threads as u64
+        + set_aside;
+    let room = limit.saturating_sub(reserve);
+    let per_thread = room / threads as u64;
+    if per_thread < least {
+        return Err(usage!(
+            "N = {} with the {} method needs at least {} per thread, {} for {threads} threads \
+             with the process's own {}, more than the {} allowed ({source}); use fewer \
+             --threads or raise --max-memory",
+            problem.n(),
+            problem.method(),
+            memory::human(least),
+            memory::human(reserve + least * threads as u64),
+            memory::human(reserve),
+            memory::human(limit),
+        ));
+    }
     let asked = match max_memory {
         Some(_) => MemoryLimit::Asked(per_thread),
         None => MemoryLimit::AtMost(per_thread),
     };
-    let plan = match problem.fit_memory(asked) {
+    let fitted = problem.fit_memory(asked);
+    memory::hand_back_freed();
+    let plan = match fitted {
         Err(nqueens_core::Error::MemoryLimit { method, n, needs, .. }) => {
             return Err(usage!(
                 "N = {n} with the {method} method needs at least {} per thread, {} for \
-                 {threads} threads, more than the {} allowed ({source}); use fewer --threads, \
-                 raise --max-memory, or a --method whose memory does not grow with N",
+                 {threads} threads with the process's own {}, more than the {} allowed \
+                 ({source}); use fewer --threads, raise --max-memory, or a --method whose \
+                 memory does not grow with N",
                 memory::human(needs),
-                memory::human(needs.saturating_mul(threads as u64)),
+                memory::human(needs.saturating_mul(threads as u64) + reserve),
+                memory::human(reserve),
                 memory::human(limit),
             ));
         }

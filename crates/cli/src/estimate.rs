@@ -47,7 +47,8 @@ pub(crate) fn run(args: EstimateArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.timings {
         check_writable(path)?;
     }
-    let plan = check_memory(problem, threads, args.board.max_memory)?;
+    let draws = nqueens_plan::draws_bytes(problem.n(), threads);
+    let plan = check_memory(problem, threads, args.board.max_memory, draws)?;
     let pieces_note = pieces_note(&plan);
     let problem = plan.problem;
     let count = RunSpec::new(problem.clone(), None, nqueens_plan::Sharing::Alone { threads })?;

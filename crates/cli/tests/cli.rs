@@ -378,21 +378,21 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["estimate", "12", "--timings", "/no/such/folder/t.json"], "no folder /no/such/folder"),
         // Where the largest tasks would be counted in pieces, the note of it waits for the
         // rest of the command line, so that a usage error stays one line.
-        (&["count", "18", "--threads", "2", "--max-memory", "16M", "--depth", "99"], "0 and 18"),
+        (&["count", "22", "--threads", "2", "--max-memory", "96M", "--depth", "99"], "0 and 22"),
         (
             &[
                 "estimate",
-                "18",
+                "22",
                 "--threads",
                 "2",
                 "--max-memory",
-                "16M",
+                "256M",
                 "--check",
                 "2",
                 "--depth",
-                "19",
+                "23",
             ],
-            "split depth must be between 0 and 18",
+            "split depth must be between 0 and 22",
         ),
     ];
     for (args, expected) in cases {
@@ -672,7 +672,7 @@ fn any_memory_limit_counts_exactly() {
         "--threads",
         "2",
         "--max-memory",
-        "8M",
+        "96M",
         "--json",
     ]);
     assert_eq!(counts(&limited), known_counts(16));
@@ -688,6 +688,31 @@ fn any_memory_limit_counts_exactly() {
         "--json",
     ]);
     assert_eq!(counts(&roomy), known_counts(16));
+}
+
+#[test]
+fn a_memory_limit_bounds_the_whole_process() {
+    const LIMIT: u64 = 96 << 20;
+    // A shard whose lists fill the join's room: where the limit was the join's alone, the
+    // process held about 100 MiB.
+    let limited = json(&[
+        "count",
+        "22",
+        "--method",
+        "join",
+        "--threads",
+        "1",
+        "--shard",
+        "0/2048",
+        "--max-memory",
+        "96M",
+        "--json",
+        "--stats",
+    ]);
+    if cfg!(target_os = "linux") {
+        let peak = limited["peak_memory_bytes"].as_u64().unwrap();
+        assert!(peak > LIMIT / 2 && peak <= LIMIT, "peak {peak} for a limit of {LIMIT}");
+    }
 }
 
 #[test]

@@ -323,6 +323,21 @@ impl Path<Task> {
     }
 }
 
+/// The most bytes a sample's draws hold at once on a board of `n` rows timed by `threads`
+/// threads, which a memory limit must hold beside the count's threads: every draw's two
+/// paths, each a task, and a weight and a task passed at each level of a key of at most
+/// `n + 1` bytes, every allocation with the allocator's overhead, and the draws before
+/// their pieces were chosen. At N = 28 the draws held about 80 MiB
+/// (docs/measurements/memory.md).
+pub fn draws_bytes(n: usize, threads: usize) -> u64 {
+    const ALLOCATION_OVERHEAD: usize = 16;
+    let levels = n + 2;
+    let key = (n + 1 + ALLOCATION_OVERHEAD).next_multiple_of(16);
+    let path = levels * (size_of::<f64>() + size_of::<Task>() + key) + key;
+    let draw = size_of::<Draw>() + size_of::<DrawnUnit>() + 2 * (path + 2 * ALLOCATION_OVERHEAD);
+    ((MOST_DESCENTS + WARM_UP_PER_THREAD * threads) * draw) as u64
+}
+
 /// One draw: the task of the list it descends from, and the unit and the piece of it that
 /// it reached.
 struct Draw {

@@ -42,6 +42,7 @@ pub use crate::check::{
     Check, CheckedTask, MOST_CHECKED_TASK_SECONDS, check, check_depth, per_solution_of,
     work_by_solutions,
 };
+pub use crate::descent::draws_bytes;
 pub use crate::estimate::{ClusterEstimate, Estimate, cluster, estimate};
 pub use crate::options::{Options, PlanError, Subject, TaskList, Timed, Unwatched, Watch};
 pub use crate::sample::{Sample, SampledTiming};
