@@ -470,7 +470,7 @@ pub(crate) fn check_memory(
             memory::human(machine)
         ));
     }
-    let Some(least) = problem.min_memory_per_thread() else {
+    if problem.min_memory_per_thread().is_none() {
         if max_memory.is_some() {
             say!(
                 "note: the {} method needs only a board per thread, so --max-memory changes \
@@ -479,7 +479,7 @@ pub(crate) fn check_memory(
             );
         }
         return Ok(MemoryPlan { problem, per_thread: None, in_pieces: false });
-    };
+    }
     let (limit, source) = match max_memory {
         Some(limit) => (limit, "--max-memory"),
         None => match memory::machine_bytes() {
@@ -495,19 +495,6 @@ pub(crate) fn check_memory(
         + set_aside;
     let room = limit.saturating_sub(reserve);
     let per_thread = room / threads as u64;
-    if per_thread < least {
-        return Err(usage!(
-            "N = {} with the {} method needs at least {} per thread, {} for {threads} threads \
-             with the process's own {}, more than the {} allowed ({source}); use fewer \
-             --threads or raise --max-memory",
-            problem.n(),
-            problem.method(),
-            memory::human(least),
-            memory::human(reserve + least * threads as u64),
-            memory::human(reserve),
-            memory::human(limit),
-        ));
-    }
     let asked = match max_memory {
         Some(_) => MemoryLimit::Asked(per_thread),
         None => MemoryLimit::AtMost(per_thread),
